@@ -1,0 +1,42 @@
+# Two commands do all the set-up: `make demo` and `make test` build .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+RUNTIME := $(VENV)/.runtime-installed
+DEV := $(VENV)/.dev-installed
+CHECKED := src tests benchmarks
+
+.PHONY: demo test test-slow lint bench clean
+
+# torch is installed first and by exact version, so pip takes this machine's CPU build of
+# 2.13.0 and nothing later asks for another torch (which would pull CUDA packages).
+$(RUNTIME): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(DEV): $(RUNTIME)
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(RUNTIME)
+	$(BIN)/poolshark demo
+
+lint: $(DEV)
+	$(BIN)/ruff check $(CHECKED)
+	$(BIN)/ruff format --check $(CHECKED)
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+test-slow: $(DEV)
+	$(BIN)/pytest -m slow
+
+bench: $(DEV)
+	$(BIN)/python benchmarks/evaluator.py --quick
+	$(BIN)/python benchmarks/equity.py --quick
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

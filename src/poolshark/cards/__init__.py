@@ -1,0 +1,1 @@
+"""Cards, combos, preflop classes, ranges, suit isomorphism and the hand evaluator."""
