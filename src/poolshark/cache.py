@@ -13,6 +13,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -62,7 +63,8 @@ def save(name: str, version: str, arrays: Arrays) -> Path | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-            np.savez_compressed(tmp, __checksum__=np.array(checksum(arrays)), **arrays)
+            payload: dict[str, Any] = {"__checksum__": np.array(checksum(arrays)), **arrays}
+            np.savez_compressed(tmp, **payload)
         os.replace(tmp.name, path)
     except OSError:
         return None

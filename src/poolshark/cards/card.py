@@ -125,4 +125,3 @@ def _checked_index(card: object) -> int:
     if not 0 <= index < N_CARDS:
         raise CardError(f"bad card index {index}: must be in 0..51")
     return index
-

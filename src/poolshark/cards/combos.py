@@ -92,9 +92,7 @@ COMBO_CLASS: npt.NDArray[np.int16] = np.array(
 """(1326,) preflop class of each combo."""
 COMBO_CLASS.flags.writeable = False
 
-CLASS_SIZE: npt.NDArray[np.int16] = np.bincount(COMBO_CLASS, minlength=N_CLASSES).astype(
-    np.int16
-)
+CLASS_SIZE: npt.NDArray[np.int16] = np.bincount(COMBO_CLASS, minlength=N_CLASSES).astype(np.int16)
 """(169,) number of combos in each class: 6 pairs, 4 suited, 12 offsuit."""
 CLASS_SIZE.flags.writeable = False
 
@@ -119,7 +117,7 @@ def class_index(name: str) -> int:
 @cache
 def class_combos(cls: int) -> tuple[int, ...]:
     """Combo indices of one preflop class, in canonical order."""
-    return tuple(int(i) for i in np.flatnonzero(COMBO_CLASS == cls))
+    return tuple(int(i) for i in np.flatnonzero(cls == COMBO_CLASS))
 
 
 def combos_sharing_cards(cards: list[int] | tuple[int, ...]) -> npt.NDArray[np.bool_]:

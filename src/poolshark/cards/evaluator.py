@@ -120,9 +120,9 @@ def _rank_multisets() -> npt.NDArray[np.int64]:
 
 
 @nb.njit(cache=True)
-def _displace_rows(rows: npt.NDArray[np.int64], columns: npt.NDArray[np.int64]) -> tuple[
-    npt.NDArray[np.int32], int
-]:
+def _displace_rows(
+    rows: npt.NDArray[np.int64], columns: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int32], int]:
     """First-fit row displacement: give each row a base so no two keys share a slot.
 
     ``rows``/``columns`` are sorted by row. Rows are placed fullest first. Returns the
@@ -218,7 +218,7 @@ def value_of(
     flush = (key >> (SUIT_SHIFT + 3)) & 0x1111  # bit 4 * suit is set for a flush suit
     shift = 16 * (((flush & 0x1110) != 0) + ((flush & 0x1100) != 0) + ((flush & 0x1000) != 0))
     suited = flush_table[(mask >> shift) & 0x1FFF]
-    return suited if flush else plain
+    return np.uint16(suited if flush else plain)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -267,7 +267,7 @@ def numba_threads(threads: int | None) -> Iterator[None]:
         yield
         return
     previous = nb.get_num_threads()
-    nb.set_num_threads(max(1, min(threads, nb.config.NUMBA_NUM_THREADS)))
+    nb.set_num_threads(max(1, min(threads, nb.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     try:
         yield
     finally:

@@ -1,0 +1,23 @@
+"""The ``poolshark`` command line: one Typer app; each pipeline stage plugs in a sub-command."""
+
+from __future__ import annotations
+
+import typer
+
+from poolshark.cli import cards, demo, equity
+
+app = typer.Typer(
+    name="poolshark",
+    help="Learn a poker player pool's habits from hand histories and exploit them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(equity.app, name="equity")
+app.command("hand")(cards.hand)
+app.command("demo")(demo.demo)
+
+
+def main() -> None:
+    """Entry point of the ``poolshark`` script."""
+    app()

@@ -1,0 +1,55 @@
+"""Small pieces every command shares: JSON output, error reporting, the default sub-command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def print_json(payload: object) -> None:
+    """Print one JSON object on stdout (the ``--json`` contract of every command)."""
+    sys.stdout.write(json.dumps(payload) + "\n")
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn ``ValueError`` (bad cards, ranges, deals) into a one-line message and exit 2."""
+    try:
+        yield
+    except ValueError as error:
+        errors.print(f"[bold red]error:[/] {error}")
+        raise typer.Exit(2) from None
+
+
+def with_default_command(name: str) -> type[TyperGroup]:
+    """A group class that runs sub-command ``name`` when the first word is no sub-command.
+
+    Lets ``poolshark equity AhKh QdQc`` and ``poolshark equity matrix`` live side by side.
+    """
+
+    class DefaultCommandGroup(TyperGroup):
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+            if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+                args = [name, *args]
+            result: list[str] = super().parse_args(ctx, args)
+            return result
+
+    return DefaultCommandGroup
+
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object, not a table.")]
+
+
+def percent(x: float, digits: int = 2) -> str:
+    """``0.462145 -> '46.21%'``."""
+    return f"{100 * x:.{digits}f}%"
