@@ -58,7 +58,7 @@ def suit_of(card: int) -> int:
 
 
 def parse_card(token: str) -> int:
-    """Parse one card such as ``"Ah"`` or ``"td"`` (rank is case-insensitive, suit lower)."""
+    """Parse one card such as ``"Ah"`` or ``"td"`` (rank and suit in either case)."""
     if len(token) != 2:
         raise CardError(f"bad card {token!r}: a card is a rank and a suit, like 'Ah'")
     rank = RANK_CHARS.find(token[0].upper())
@@ -84,10 +84,11 @@ def parse_cards(text: str | Iterable[object], *, count: int | None = None) -> li
     is the exact number of cards required.
     """
     if isinstance(text, str):
-        compact = re.sub(r"[\s,]+", "", text)
-        if len(compact) % 2:
-            raise CardError(f"bad cards {text!r}: odd number of characters")
-        tokens: list[object] = _TOKEN.findall(compact)
+        tokens: list[object] = []
+        for chunk in re.split(r"[\s,]+", text.strip()):
+            if len(chunk) % 2:
+                raise CardError(f"bad cards {text!r}: {chunk!r} is not a run of 2-letter cards")
+            tokens.extend(_TOKEN.findall(chunk))
     else:
         tokens = list(text)
     shown = text if isinstance(text, str) else " ".join(map(str, tokens))
@@ -112,12 +113,15 @@ def check_disjoint(*groups: Sequence[int]) -> None:
     seen: set[int] = set()
     for group in groups:
         for card in group:
+            format_card(card)  # range check
             if card in seen:
                 raise CardError(f"card {format_card(card)!r} is dealt twice")
             seen.add(card)
 
 
 def _checked_index(card: object) -> int:
+    if isinstance(card, bool):
+        raise CardError(f"bad card {card!r}: expected a name like 'Ah' or an index")
     try:
         index = operator.index(card)  # type: ignore[arg-type]
     except TypeError:

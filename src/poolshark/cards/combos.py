@@ -1,8 +1,9 @@
 """The 1,326 two-card combos in one canonical order, and the 169 preflop classes.
 
 Canonical combo order (used by every array of 1,326 entries in the project): the pairs of
-card indices ``(a, b)`` with ``a < b``, sorted by ``a`` then ``b``. So combo 0 is ``2c2d``,
-combo 1 is ``2c2h`` and combo 1325 is ``AhAs``; ``combo_index(a, b)`` is closed-form.
+card indices ``(a, b)`` with ``a < b``, sorted by ``a`` then ``b``. So combo 0 is the cards
+(2c, 2d), combo 1 is (2c, 2h) and combo 1325 is (Ah, As); ``combo_index(a, b)`` is
+closed-form. Names put the higher card first: combo 0 is written ``2d2c``.
 
 Preflop classes are the cells of the usual 13x13 chart, row and column ranks from ace down
 to deuce: pairs on the diagonal, suited hands above it (row < column) and offsuit hands
@@ -32,6 +33,7 @@ def combo_index(a: int, b: int) -> int:
     """Index of the combo of two distinct cards (in either order) in the canonical order."""
     if a == b:
         raise CardError(f"a combo needs two different cards, got {format_card(a)} twice")
+    format_card(a), format_card(b)  # range checks
     lo, hi = (a, b) if a < b else (b, a)
     return lo * (2 * N_CARDS - 1 - lo) // 2 + (hi - lo - 1)
 
@@ -54,6 +56,7 @@ COMBO_INDEX.flags.writeable = False
 
 def combo_name(combo: int) -> str:
     """Conventional name of a combo, higher card first: ``"AhKh"``."""
+    _check_combo(combo)
     lo, hi = COMBO_CARDS[combo]
     return format_card(int(hi)) + format_card(int(lo))
 
@@ -114,16 +117,23 @@ def class_index(name: str) -> int:
     raise CardError(f"bad hand class {name!r}: expected e.g. 'AA', 'AKs' or 'T9o'")
 
 
+def _check_combo(combo: int) -> None:
+    if not 0 <= combo < N_COMBOS:
+        raise CardError(f"bad combo index {combo}: must be in 0..{N_COMBOS - 1}")
+
+
 @cache
 def class_combos(cls: int) -> tuple[int, ...]:
     """Combo indices of one preflop class, in canonical order."""
+    if not 0 <= cls < N_CLASSES:
+        raise CardError(f"bad class index {cls}: must be in 0..{N_CLASSES - 1}")
     return tuple(int(i) for i in np.flatnonzero(cls == COMBO_CLASS))
 
 
 def combos_sharing_cards(cards: list[int] | tuple[int, ...]) -> npt.NDArray[np.bool_]:
     """(1326,) mask of the combos that use any of the given cards (dead for a player)."""
     dead = np.zeros(N_CARDS, dtype=np.bool_)
-    dead[list(cards)] = True
+    dead[parse_cards(cards)] = True
     return dead[COMBO_CARDS[:, 0]] | dead[COMBO_CARDS[:, 1]]
 
 

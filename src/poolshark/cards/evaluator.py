@@ -280,11 +280,15 @@ def evaluate_batch(cards: npt.ArrayLike, *, threads: int | None = 1) -> npt.NDAr
     Cards within a row must be distinct (not checked, for speed). ``threads`` is the
     number of cores to use (default one; None for all).
     """
-    array = np.ascontiguousarray(cards, dtype=np.uint8)
-    if array.ndim != 2 or not 5 <= array.shape[1] <= 7:
-        raise CardError(f"evaluate_batch needs an (n, 5..7) array of cards, got {array.shape}")
-    if array.size and array.max() >= N_CARDS:
-        raise CardError(f"card index {int(array.max())} is outside 0..51")
+    raw = np.asarray(cards)
+    if raw.ndim != 2 or not 5 <= raw.shape[1] <= 7:
+        raise CardError(f"evaluate_batch needs an (n, 5..7) array of cards, got {raw.shape}")
+    if raw.size and raw.dtype.kind not in "iu":
+        raise CardError(f"card indices must be integers, got dtype {raw.dtype}")
+    if raw.size and (raw.min() < 0 or raw.max() >= N_CARDS):
+        bad = raw.min() if raw.min() < 0 else raw.max()
+        raise CardError(f"card index {int(bad)} is outside 0..51")
+    array = np.ascontiguousarray(raw, dtype=np.uint8)
     out = np.empty(array.shape[0], dtype=np.uint16)
     if threads == 1:
         _evaluate_rows(array, *tables(), out)

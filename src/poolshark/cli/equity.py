@@ -23,7 +23,7 @@ from poolshark.cli.common import (
     with_default_command,
 )
 from poolshark.equity.exact import exact_equity
-from poolshark.equity.matrix import CACHE_NAME, MATRIX_VERSION, cached_matrix, preflop_equity_matrix
+from poolshark.equity.matrix import CACHE_NAME, MATRIX_VERSION, preflop_matrices
 from poolshark.equity.montecarlo import monte_carlo_equity
 from poolshark.equity.result import EquityResult, TooMuchWorkError
 
@@ -122,12 +122,12 @@ def matrix(
     threads: Annotated[int, typer.Option(help="Cores to use (0: all).")] = 0,
     json_output: JsonFlag = False,
 ) -> None:
-    """Build (or check) the exact 1326x1326 preflop equity matrix in the cache."""
+    """Build (or load) the exact 1326x1326 preflop win/tie matrices; cached with a checksum."""
     path = disk_cache.cache_path(CACHE_NAME, MATRIX_VERSION)
     if force:
         path.unlink(missing_ok=True)
     started = time.perf_counter()
-    was_cached = cached_matrix() is not None
+    was_cached = disk_cache.load(CACHE_NAME, MATRIX_VERSION) is not None
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -137,23 +137,23 @@ def matrix(
         disable=json_output or was_cached,
     ) as bar:
         task = bar.add_task("matchups", total=None)
-        result = preflop_equity_matrix(
+        matrices = preflop_matrices(
             progress=lambda done, total: bar.update(task, completed=done, total=total),
             threads=threads or None,
         )
     seconds = time.perf_counter() - started
-    aa_vs_kk = float(result[parse_combo("AhAs"), parse_combo("KhKs")])
+    aa_vs_kk = float(matrices.equity[parse_combo("AhAs"), parse_combo("KhKs")])
     if json_output:
         print_json(
             {
                 "path": str(path),
                 "cached": was_cached,
                 "seconds": seconds,
-                "shape": list(result.shape),
+                "shape": list(matrices.win.shape),
                 "AhAs_vs_KhKs": aa_vs_kk,
             }
         )
         return
     verb = "loaded" if was_cached else "built"
-    console.print(f"{verb} {result.shape[0]}x{result.shape[1]} matrix in {seconds:.1f} s: {path}")
+    console.print(f"{verb} 1326x1326 win and tie matrices in {seconds:.1f} s: {path}")
     console.print(f"AhAs vs KhKs: {percent(aa_vs_kk)}")

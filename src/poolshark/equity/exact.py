@@ -9,29 +9,23 @@ equal counts, so each class is enumerated once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from math import comb
 
 import numpy as np
-import numpy.typing as npt
 
 from poolshark.cards.card import check_disjoint
-from poolshark.cards.combos import COMBO_CARDS
-from poolshark.cards.evaluator import numba_threads, tables
+from poolshark.cards.combos import COMBO_CARDS, conflict_matrix
 from poolshark.cards.isomorphism import canonical_key
 from poolshark.cards.ranges import Range
-from poolshark.equity.kernels import enumerate_deals
+from poolshark.equity.enumeration import Progress, enumerate_chunks
+from poolshark.equity.matrix import PreflopMatrices, cached_matrices
 from poolshark.equity.result import EquityError, EquityResult, TooMuchWorkError
 
 MAX_EXACT_DEALS = 2_000_000
 """Refuse to list more joint deals than this (before merging suit-isomorphic ones)."""
 MAX_EXACT_EVALUATIONS = 20_000_000_000
 """Refuse exact work above this many hand evaluations (about a minute on one core)."""
-CHUNK_DEALS = 256
-"""Deals per compiled call, so a progress callback can report between chunks."""
-
-Progress = Callable[[int, int], None]
-"""Called as ``progress(done, total)`` with counts of distinct deals."""
 
 
 def check_deal(players: Sequence[Range], board: Sequence[int], dead: Sequence[int]) -> list[Range]:
@@ -85,11 +79,15 @@ def exact_equity(
     """Exact equity of each player's hand or range on a partial board (0, 3, 4 or 5 cards).
 
     ``boards`` in the result counts every (deal, board) outcome the answer is exact over.
+    Heads-up preflop ranges use the cached preflop matrices when they exist.
     """
     live = check_deal(players, board, dead)
     n_deal = 5 - len(board)
     deck_left = 52 - len(board) - len(dead) - 2 * len(players)
     boards_per_deal = comb(deck_left, n_deal)
+    matrices = cached_matrices() if len(live) == 2 and not board and not dead else None
+    if matrices is not None and not (live[0].is_single_combo and live[1].is_single_combo):
+        return _headsup_from_matrices(live[0], live[1], matrices, boards_per_deal)
     deal_bound = int(np.prod([len(r) for r in live], dtype=np.float64))
     if deal_bound > MAX_EXACT_DEALS:
         raise TooMuchWorkError(
@@ -118,7 +116,7 @@ def exact_equity(
             f"exact enumeration needs {work:,} hand evaluations; use Monte Carlo samples"
         )
 
-    wins, splits, boards = _enumerate(representatives, board, dead, threads, progress)
+    wins, splits, boards = enumerate_chunks(representatives, board, dead, threads, progress)
     weights = np.array(class_weight) / sum(class_weight)
     shares = splits / np.arange(len(players) + 1).clip(min=1)
     per_board = boards.astype(np.float64)[:, None]
@@ -134,29 +132,21 @@ def exact_equity(
     )
 
 
-def _enumerate(
-    deals: Sequence[tuple[int, ...]],
-    board: Sequence[int],
-    dead: Sequence[int],
-    threads: int | None,
-    progress: Progress | None,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Run the compiled enumerator over the deals in chunks; (wins, splits, boards)."""
-    holes = COMBO_CARDS[np.array(deals, dtype=np.int64)]
-    board_array = np.array(board, dtype=np.uint8)
-    dead_array = np.array(dead, dtype=np.uint8)
-    parts = []
-    with numba_threads(threads):
-        for start in range(0, len(holes), CHUNK_DEALS):
-            parts.append(
-                enumerate_deals(
-                    holes[start : start + CHUNK_DEALS], board_array, dead_array, *tables()
-                )
-            )
-            if progress is not None:
-                progress(min(start + CHUNK_DEALS, len(holes)), len(holes))
-    return (
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
+def _headsup_from_matrices(
+    first: Range, second: Range, matrices: PreflopMatrices, boards_per_deal: int
+) -> EquityResult:
+    """Heads-up preflop range equity read off the cached exact matrices (milliseconds)."""
+    joint = np.outer(first.weights, second.weights) * ~conflict_matrix()
+    total = joint.sum()
+    if total <= 0:
+        raise EquityError("no deal is possible: the ranges always collide")
+    win = float((joint * matrices.win).sum() / total)
+    tie = float((joint * matrices.tie).sum() / total)
+    loss = 1.0 - win - tie
+    return EquityResult(
+        equities=(win + tie / 2, loss + tie / 2),
+        wins=(win, loss),
+        ties=(tie, tie),
+        boards=boards_per_deal * int(np.count_nonzero(joint)),
+        exact=True,
     )

@@ -1,14 +1,16 @@
-"""The exact 1326x1326 preflop equity matrix, built once and cached with a checksum.
+"""The exact 1326x1326 preflop win and tie matrices, built once and cached with a checksum.
 
-``matrix[a, b]`` is the all-in preflop equity of combo a against combo b over all 1,712,304
-boards (ties count half); 0 where the combos share a card (see ``conflict_matrix``). Two
-matchups equal up to a renaming of suits have the same equity, and ``matrix[b, a] = 1 -
-matrix[a, b]``, so only one representative per unordered suit class is enumerated.
+``win[a, b]`` and ``tie[a, b]`` are the probabilities that combo a beats / ties combo b
+all-in preflop, over all 1,712,304 boards; 0 where the combos share a card (see
+``conflict_matrix``). Matchups equal up to a renaming of suits have the same outcomes, and
+swapping the players swaps wins and losses, so only one representative per unordered suit
+class (47,008 of them) is enumerated.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -16,9 +18,9 @@ import numpy.typing as npt
 from poolshark import cache as disk_cache
 from poolshark.cards.combos import N_COMBOS, conflict_matrix
 from poolshark.cards.isomorphism import COMBO_PERMUTATIONS
-from poolshark.equity.exact import Progress, _enumerate
+from poolshark.equity.enumeration import Progress, enumerate_chunks
 
-MATRIX_VERSION = "v1"
+MATRIX_VERSION = "v2"
 CACHE_NAME = "preflop-equity"
 
 
@@ -50,38 +52,62 @@ def canonical_matchups() -> tuple[
     return representatives, index, flipped
 
 
-def build_matrix(
+def build_matrices(
     progress: Progress | None = None, threads: int | None = None
-) -> npt.NDArray[np.float64]:
-    """Enumerate every representative matchup and fill the full matrix (minutes)."""
+) -> disk_cache.Arrays:
+    """Enumerate every representative matchup; full ``win`` and ``tie`` matrices (minutes)."""
     representatives, index, flipped = canonical_matchups()
-    wins, splits, boards = _enumerate(
+    wins, splits, boards = enumerate_chunks(
         [tuple(int(c) for c in pair) for pair in representatives], (), (), threads, progress
     )
-    equity = (wins[:, 0] + splits[:, 0, 2] / 2) / boards
-    matrix = np.where(flipped, 1.0 - equity[index], equity[index])
-    matrix[index < 0] = 0.0
-    return matrix
+    win_first = wins[:, 0] / boards
+    win_second = wins[:, 1] / boards
+    tie = splits[:, 0, 2] / boards
+    possible = index >= 0
+    cls = np.where(possible, index, 0)
+    win = np.where(flipped, win_second[cls], win_first[cls])
+    return {
+        "win": np.where(possible, win, 0.0),
+        "tie": np.where(possible, tie[cls], 0.0),
+    }
 
 
-def preflop_equity_matrix(
-    progress: Progress | None = None,
-    threads: int | None = None,
-    build: Callable[[], npt.NDArray[np.float64]] | None = None,
-) -> npt.NDArray[np.float64]:
-    """The cached matrix, built (with optional progress callback) if missing or invalid."""
+class PreflopMatrices(NamedTuple):
+    """Exact preflop all-in outcomes of combo a (row) against combo b (column).
 
-    def builder() -> disk_cache.Arrays:
-        matrix = build() if build is not None else build_matrix(progress, threads)
-        return {"equity": matrix}
+    Entries for conflicting combos are 0; ``equity = win + tie / 2`` and
+    ``equity + equity.T = 1`` wherever the combos can be dealt together.
+    """
 
-    arrays = disk_cache.load_or_build(CACHE_NAME, MATRIX_VERSION, builder)
-    matrix = arrays["equity"].astype(np.float64)
-    matrix.flags.writeable = False
-    return matrix
+    win: npt.NDArray[np.float64]
+    tie: npt.NDArray[np.float64]
+
+    @property
+    def equity(self) -> npt.NDArray[np.float64]:
+        """All-in equity, ties counted half."""
+        return self.win + self.tie / 2
 
 
-def cached_matrix() -> npt.NDArray[np.float64] | None:
-    """The matrix if a valid cache file exists, without building it."""
+def _frozen(arrays: disk_cache.Arrays) -> PreflopMatrices:
+    win, tie = arrays["win"].astype(np.float64), arrays["tie"].astype(np.float64)
+    win.flags.writeable = False
+    tie.flags.writeable = False
+    return PreflopMatrices(win, tie)
+
+
+def preflop_matrices(
+    progress: Progress | None = None, threads: int | None = None
+) -> PreflopMatrices:
+    """The cached matrices, built (with an optional progress callback) if missing or invalid."""
+    return _frozen(
+        disk_cache.load_or_build(
+            CACHE_NAME, MATRIX_VERSION, lambda: build_matrices(progress, threads)
+        )
+    )
+
+
+@cache
+def cached_matrices() -> PreflopMatrices | None:
+    """The matrices if a valid cache file exists (read once per process), without building."""
     arrays = disk_cache.load(CACHE_NAME, MATRIX_VERSION)
-    return None if arrays is None else arrays["equity"].astype(np.float64)
+    return None if arrays is None else _frozen(arrays)
