@@ -10,15 +10,17 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import numpy.typing as npt
 from rich.table import Table
 
 from poolshark.cards.card import format_cards, parse_cards
-from poolshark.cards.combos import CLASS_NAMES, class_combos
+from poolshark.cards.combos import CLASS_NAMES, N_CLASSES, class_combos, conflict_matrix
 from poolshark.cards.evaluator import evaluate, evaluate_batch
 from poolshark.cards.hand_value import describe
 from poolshark.cards.ranges import Range
 from poolshark.cli.common import JsonFlag, console, percent, print_json
 from poolshark.equity.exact import exact_equity
+from poolshark.equity.matrix import cached_matrices
 from poolshark.equity.montecarlo import monte_carlo_equity
 
 SHOWCASE_HANDS = ("AhKhQhJhTh", "7c7d7h7sKd2c3d", "AsKd5h4c3s2d9c", "QcQdJsJh9c8c2d", "7c5d4h3s2c")
@@ -33,7 +35,7 @@ MATCHUPS = (
 CHART_SAMPLES = 40_960
 
 
-def _random_hands(n: int, seed: int) -> np.ndarray:
+def _random_hands(n: int, seed: int) -> npt.NDArray[np.uint8]:
     """(n, 7) random 7-card hands with distinct cards."""
     rng = np.random.default_rng(seed)
     return np.argsort(rng.random((n, 52), dtype=np.float32), axis=1)[:, :7].astype(np.uint8)
@@ -83,11 +85,8 @@ def demo(json_output: JsonFlag = False) -> None:
         "std_error": (sampled.std_errors or (0.0,))[0],
     }
 
-    chart = np.zeros(len(CLASS_NAMES))
-    anyone = Range.full()
-    for cls in range(len(CLASS_NAMES)):
-        hero = Range.of_combos([class_combos(cls)[0]])
-        chart[cls] = monte_carlo_equity([hero, anyone], samples=CHART_SAMPLES, seed=cls).equities[0]
+    chart, chart_source = _class_equity_vs_random()
+    figures["chart_source"] = chart_source
     figures["class_equity_vs_random"] = dict(zip(CLASS_NAMES, chart.round(4).tolist(), strict=True))
 
     if json_output:
@@ -104,13 +103,31 @@ def demo(json_output: JsonFlag = False) -> None:
         f"Monte Carlo, 1M samples: AhKh vs QdQc = {percent(sampled.equities[0])}"
         f" ± {percent(error, 3)} (exact 46.21%)\n"
     )
-    console.print(_chart_table(chart))
+    console.print(_chart_table(chart, chart_source))
+    if cached_matrices() is None:
+        console.print("`poolshark equity matrix` (minutes, once) makes this chart exact.")
 
 
-def _chart_table(chart: np.ndarray) -> Table:
+def _class_equity_vs_random() -> tuple[npt.NDArray[np.float64], str]:
+    """Each class's all-in equity against a random hand: exact from the cached preflop
+    matrices when present, else sampled."""
+    matrices = cached_matrices()
+    if matrices is not None:
+        possible = ~conflict_matrix()
+        per_combo = (matrices.equity * possible).sum(axis=1) / possible.sum(axis=1)
+        return np.array([per_combo[class_combos(c)[0]] for c in range(N_CLASSES)]), "exact"
+    anyone = Range.full()
+    chart = np.zeros(N_CLASSES)
+    for cls in range(N_CLASSES):
+        hero = Range.of_combos([class_combos(cls)[0]])
+        chart[cls] = monte_carlo_equity([hero, anyone], samples=CHART_SAMPLES, seed=cls).equities[0]
+    return chart, f"Monte Carlo, {CHART_SAMPLES:,} samples each"
+
+
+def _chart_table(chart: npt.NDArray[np.float64], source: str) -> Table:
     """13x13 grid of class equities, shaded from red (weak) to green (strong)."""
     table = Table(
-        title=f"Preflop equity vs a random hand (Monte Carlo, {CHART_SAMPLES:,} samples each)",
+        title=f"Preflop equity vs a random hand ({source})",
         show_header=False,
         padding=(0, 0),
     )

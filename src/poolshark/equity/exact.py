@@ -14,7 +14,7 @@ from math import comb
 
 import numpy as np
 
-from poolshark.cards.card import check_disjoint
+from poolshark.cards.card import check_disjoint, format_cards
 from poolshark.cards.combos import COMBO_CARDS, conflict_matrix
 from poolshark.cards.isomorphism import canonical_key
 from poolshark.cards.ranges import Range
@@ -36,7 +36,8 @@ def check_deal(players: Sequence[Range], board: Sequence[int], dead: Sequence[in
     if not 2 <= len(players) <= 10:
         raise EquityError(f"equity needs 2 to 10 players, got {len(players)}")
     if len(board) not in (0, 3, 4, 5):
-        raise EquityError(f"a board has 0, 3, 4 or 5 cards, got {len(board)}")
+        shown = format_cards(board, " ")
+        raise EquityError(f"a board has 0, 3, 4 or 5 cards, got {len(board)}: {shown!r}")
     check_disjoint(board, dead)
     if 2 * len(players) + 5 + len(dead) > 52:
         raise EquityError("not enough cards in the deck for these players and dead cards")
