@@ -22,10 +22,10 @@ from poolshark.equity.enumeration import Progress, enumerate_chunks
 from poolshark.equity.matrix import PreflopMatrices, cached_matrices
 from poolshark.equity.result import EquityError, EquityResult, TooMuchWorkError
 
-MAX_EXACT_DEALS = 2_000_000
+MAX_EXACT_DEALS = 250_000
 """Refuse to list more joint deals than this (before merging suit-isomorphic ones)."""
-MAX_EXACT_EVALUATIONS = 20_000_000_000
-"""Refuse exact work above this many hand evaluations (about a minute on one core)."""
+MAX_EXACT_EVALUATIONS = 4_000_000_000
+"""Refuse exact work above this many hand evaluations (some seconds on two cores)."""
 
 
 def check_deal(players: Sequence[Range], board: Sequence[int], dead: Sequence[int]) -> list[Range]:
@@ -43,8 +43,14 @@ def check_deal(players: Sequence[Range], board: Sequence[int], dead: Sequence[in
         raise EquityError("not enough cards in the deck for these players and dead cards")
     live = [r.without([*board, *dead]) for r in players]
     for seat, r in enumerate(live):
+        if players[seat].total() <= 0:
+            raise EquityError(f"player {seat + 1} has no possible hand: the range is empty")
         if r.total() <= 0:
-            raise EquityError(f"player {seat + 1} has no possible hand left after card removal")
+            removed = format_cards([*board, *dead], " ")
+            raise EquityError(
+                f"player {seat + 1} has no possible hand left: every combo of"
+                f" {players[seat]} uses one of {removed!r}"
+            )
     fixed = [COMBO_CARDS[int(r.combos()[0])].tolist() for r in live if r.is_single_combo]
     check_disjoint(*fixed)
     return live

@@ -4,9 +4,11 @@ All are measured against an opponent *range* (weighted combos, card removal appl
 flop, turn or river, by exact enumeration:
 
 * ``strength``: the chance of being ahead right now (ties count half), the classic HS.
-* ``e``: the mean, over the next card(s) to come, of the hand's equity once they are seen;
-  ``e2`` the mean of that equity squared. E2 >= E^2, and the gap measures how much the next
-  street will reveal (a draw that either hits or misses has a high E2 for its E).
+* ``e``: the mean, over the next card to come, of the hand's equity once it is seen;
+  ``e2`` the mean of that equity squared. Each next card is weighted by its chance of
+  coming given the range (card removal), which makes ``e`` exactly the current equity.
+  E2 >= E^2, and the gap measures how much the next street will reveal (a draw that
+  either hits or misses has a high E2 for its E).
 * ``ppot``: of the deals where we are behind now (ties half), the chance to end ahead
   (ties half) after the remaining cards; ``npot`` the chance of falling behind from ahead.
 
@@ -104,9 +106,9 @@ def hand_features(hole: list[int], board: list[int], opponent: Range) -> HandFea
         mass += np.bincount(next_card, weights=w, minlength=N_CARDS)
     seen, mass = seen[unseen], mass[unseen]
     equity_after = np.divide(seen, mass, out=np.zeros(seen.shape), where=mass > 0)
-    possible = mass > 0
-    e = float(equity_after[possible].mean())
-    e2 = float((equity_after[possible] ** 2).mean())
+    chance = mass / mass.sum()  # a card the range often holds is less likely to come
+    e = float(chance @ equity_after)
+    e2 = float(chance @ equity_after**2)
     return HandFeatures(strength, e, e2, float(ppot), float(npot))
 
 

@@ -9,7 +9,6 @@ class (47,008 of them) is enumerated.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -106,8 +105,19 @@ def preflop_matrices(
     )
 
 
-@cache
+_loaded: list[PreflopMatrices] = []
+
+
 def cached_matrices() -> PreflopMatrices | None:
-    """The matrices if a valid cache file exists (read once per process), without building."""
-    arrays = disk_cache.load(CACHE_NAME, MATRIX_VERSION)
-    return None if arrays is None else _frozen(arrays)
+    """The matrices if a valid cache file exists, without building (kept once read)."""
+    if not _loaded:
+        arrays = disk_cache.load(CACHE_NAME, MATRIX_VERSION)
+        if arrays is None:
+            return None
+        _loaded.append(_frozen(arrays))
+    return _loaded[0]
+
+
+def forget_cached_matrices() -> None:
+    """Drop the matrices kept by :func:`cached_matrices` (after the cache file changed)."""
+    _loaded.clear()

@@ -96,7 +96,7 @@ def _sample_blocks(
                 p += 1
             if redraws > MAX_REDRAWS:
                 failures[block] += 1
-                continue
+                break  # the ranges (almost) never fit together: stop this block
             key = base_key
             mask = base_mask
             for _d in range(5 - board.size):
