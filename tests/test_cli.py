@@ -106,3 +106,16 @@ def test_help_lists_the_commands() -> None:
     assert code == 0
     for command in ("equity", "hand", "demo"):
         assert command in out
+
+
+def test_features_command() -> None:
+    """`poolshark equity features` prints E, E2, PPOT and NPOT; the hand-checked case."""
+    code, out = run(
+        "equity", "features", "9h8h", "--board", "2h5hKcQd", "--range", "AcKd", "--json"
+    )
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["strength"] == 0.0
+    assert payload["e"] == pytest.approx(9 / 44)
+    assert payload["ppot"] == pytest.approx(9 / 44)
+    assert payload["npot"] == 0.0

@@ -1,8 +1,9 @@
-"""``poolshark equity``: equity of hands and ranges, and the preflop equity matrix."""
+"""``poolshark equity``: equity of hands and ranges, hand features, the preflop matrices."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from typing import Annotated
 
 import typer
@@ -23,6 +24,7 @@ from poolshark.cli.common import (
     with_default_command,
 )
 from poolshark.equity.exact import exact_equity
+from poolshark.equity.features import hand_features
 from poolshark.equity.matrix import CACHE_NAME, MATRIX_VERSION, preflop_matrices
 from poolshark.equity.montecarlo import monte_carlo_equity
 from poolshark.equity.result import EquityResult, TooMuchWorkError
@@ -157,3 +159,27 @@ def matrix(
     verb = "loaded" if was_cached else "built"
     console.print(f"{verb} 1326x1326 win and tie matrices in {seconds:.1f} s: {path}")
     console.print(f"AhAs vs KhKs: {percent(aa_vs_kk)}")
+
+
+@app.command("features")
+def features(
+    hole: Annotated[str, typer.Argument(help="Your two hole cards, e.g. 'AhKh'.")],
+    board: Annotated[str, typer.Option("--board", "-b", help="Flop, turn or river.")],
+    opponent: Annotated[str, typer.Option("--range", "-r", help="Opponent's range.")] = "any",
+    json_output: JsonFlag = False,
+) -> None:
+    """Hand strength, E, E2, PPOT and NPOT of a hand against a range (exact)."""
+    with user_errors():
+        result = hand_features(
+            parse_cards(hole, count=2), parse_cards(board), Range.parse(opponent)
+        )
+    values = asdict(result)
+    if json_output:
+        print_json({"hole": hole, "board": board, "range": opponent, **values})
+        return
+    table = Table(title=f"{hole} on {format_cards(parse_cards(board), ' ')} vs {opponent}")
+    table.add_column("feature")
+    table.add_column("value", justify="right", style="bold")
+    for name, value in values.items():
+        table.add_row(name, f"{value:.4f}")
+    console.print(table)
