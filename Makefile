@@ -37,6 +37,7 @@ test-slow: $(DEV)
 bench: $(DEV)
 	$(BIN)/python benchmarks/evaluator.py --quick
 	$(BIN)/python benchmarks/equity.py --quick
+	$(BIN)/python benchmarks/equity_matrix.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -104,30 +104,30 @@ def main() -> None:
     exact_equity(vs_range, flop, threads=1)
     range_s = best_of(lambda: exact_equity(vs_range, flop, threads=1), 3)
 
-    loop_label = "phevaluator Python loop" + (" (extrapolated)" if limit else "")
+    loop_label = "phevaluator Python loop" + (" (time extrapolated)" if limit else "")
     rows: list[list[object]] = [
-        ["poolshark exact (1 core)", "1,712,304 boards", exact, 0.0, exact_s, 1.0],
+        ["poolshark exact (1 core)", "1,712,304 boards", f"{exact:.6f}", "0", exact_s, 1.0],
         [
             "poolshark Monte Carlo (1 core)",
             f"{samples:,} samples",
-            sampled.equities[0],
-            std_error,
+            f"{sampled.equities[0]:.6f}",
+            f"{std_error:.6f}",
             poolshark_mc_s,
             poolshark_mc_s / exact_s,
         ],
         [
             "eval7 Monte Carlo (C)",
             f"{samples:,} samples",
-            eval7_equity,
-            std_error,
+            f"{eval7_equity:.6f}",
+            f"{std_error:.6f}",
             eval7_s,
             eval7_s / exact_s,
         ],
         [
             loop_label,
             f"{loop_boards:,} boards",
-            loop_equity,
-            0.0,
+            f"{loop_equity:.6f}" if limit is None else "(partial)",
+            "0",
             loop_full_s,
             loop_full_s / exact_s,
         ],

@@ -81,7 +81,7 @@ def _count_deal(
 ) -> int:
     """Add one deal's showdown counts over all ``n_deal``-card completions; returns boards."""
     players = hole_keys.size
-    if players == 2 and n_deal == 5 and base_mask == 0:
+    if players == 2 and n_deal == 5:  # empty board: base_key is KEY_INIT, as assumed there
         won, tied = _headsup_five(
             hole_keys[0],
             hole_masks[0],
