@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from poolshark.cli import cards, demo, equity
+from poolshark.cli import cards, demo, equity, solve
 
 app = typer.Typer(
     name="poolshark",
@@ -14,6 +14,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(equity.app, name="equity")
+app.add_typer(solve.app, name="solve")
 app.command("hand")(cards.hand)
 app.command("demo")(demo.demo)
 

@@ -10,7 +10,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from typer.core import TyperGroup
+
+from poolshark.equity.matrix import PreflopMatrices, cached_matrices, preflop_matrices
 
 console = Console()
 errors = Console(stderr=True)
@@ -53,3 +56,25 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object, n
 def percent(x: float, digits: int = 2) -> str:
     """``0.462145 -> '46.21%'``."""
     return f"{100 * x:.{digits}f}%"
+
+
+def matrices_with_progress(*, quiet: bool = False, threads: int | None = None) -> PreflopMatrices:
+    """The exact preflop matrices; building them (minutes, once) shows a progress bar."""
+    ready = cached_matrices()
+    if ready is not None:
+        return ready
+    if not quiet:
+        errors.print("Building the exact preflop matrices once (a few minutes; then cached).")
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=errors,
+        disable=quiet,
+    ) as bar:
+        task = bar.add_task("matchups", total=None)
+        return preflop_matrices(
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            threads=threads,
+        )

@@ -7,7 +7,6 @@ from dataclasses import asdict
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from poolshark import cache as disk_cache
@@ -18,6 +17,7 @@ from poolshark.cli.common import (
     JsonFlag,
     console,
     errors,
+    matrices_with_progress,
     percent,
     print_json,
     user_errors,
@@ -25,7 +25,7 @@ from poolshark.cli.common import (
 )
 from poolshark.equity.exact import exact_equity
 from poolshark.equity.features import hand_features
-from poolshark.equity.matrix import CACHE_NAME, MATRIX_VERSION, preflop_matrices
+from poolshark.equity.matrix import CACHE_NAME, MATRIX_VERSION
 from poolshark.equity.montecarlo import monte_carlo_equity
 from poolshark.equity.result import EquityResult, TooMuchWorkError
 
@@ -130,19 +130,7 @@ def matrix(
         path.unlink(missing_ok=True)
     started = time.perf_counter()
     was_cached = disk_cache.load(CACHE_NAME, MATRIX_VERSION) is not None
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=errors,
-        disable=json_output or was_cached,
-    ) as bar:
-        task = bar.add_task("matchups", total=None)
-        matrices = preflop_matrices(
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-            threads=threads or None,
-        )
+    matrices = matrices_with_progress(quiet=json_output, threads=threads or None)
     seconds = time.perf_counter() - started
     aa_vs_kk = float(matrices.equity[parse_combo("AhAs"), parse_combo("KhKs")])
     if json_output:

@@ -1,0 +1,240 @@
+"""``poolshark solve``: heads-up shove/fold, solved; best responses to any strategies."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from poolshark.cards.ranges import Range
+from poolshark.cli.common import (
+    JsonFlag,
+    console,
+    matrices_with_progress,
+    print_json,
+    user_errors,
+)
+from poolshark.equity.matrix import PreflopMatrices
+from poolshark.report.range_chart import render_text, save_chart
+from poolshark.solve.shove_fold import (
+    ShoveFoldGame,
+    Vector,
+    fraction_of_combos,
+    payoffs,
+    top_fraction,
+)
+from poolshark.solve.solvers import SOLVERS, Solution, solve
+from poolshark.solve.sweep import PushFoldTable, stack_grid, sweep
+
+app = typer.Typer(help="Solve small games exactly: heads-up shove/fold.", no_args_is_help=True)
+
+StackOption = Annotated[float, typer.Option("--stack", "-s", help="Stacks in big blinds.")]
+AnteOption = Annotated[float, typer.Option(help="Ante per player, in big blinds.")]
+SmallBlindOption = Annotated[float, typer.Option(help="Small blind, in big blinds.")]
+OutOption = Annotated[Path, typer.Option("--out", help="Folder for charts and tables.")]
+_TOP = re.compile(r"top\s*(\d+(?:\.\d+)?)\s*%", re.IGNORECASE)
+
+
+def _game(stack: float, small_blind: float, ante: float) -> ShoveFoldGame:
+    """A validated game, its errors turned into one clear ValueError."""
+    try:
+        return ShoveFoldGame(stack=round(stack, 1), small_blind=small_blind, ante=ante)
+    except ValueError as error:
+        raise ValueError(f"bad shove/fold game: {error}") from None
+
+
+def _strategy(text: str, matrices: PreflopMatrices) -> Vector:
+    """A strategy from range notation (``22+,A2s+``) or ``topN%`` by equity vs a random hand."""
+    top = _TOP.fullmatch(text.strip())
+    if top:
+        return top_fraction(float(top.group(1)) / 100, matrices)
+    return Range.parse(text).weights.copy()
+
+
+@app.command("shove-fold")
+def shove_fold(
+    stack: StackOption = 10.0,
+    ante: AnteOption = 0.0,
+    small_blind: SmallBlindOption = 0.5,
+    method: Annotated[
+        str, typer.Option(help="exact (linear program), gradient (torch) or fictitious.")
+    ] = "exact",
+    sweep_range: Annotated[
+        str | None, typer.Option("--sweep", help="LOW:HIGH[:STEP] stacks: a push/fold table.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the gradient method.")] = 0,
+    out: OutOption = Path("out/shove-fold"),
+    json_output: JsonFlag = False,
+) -> None:
+    """Solve heads-up shove/fold: both ranges as 13x13 charts, the game value, exploitability."""
+    with user_errors():
+        if method not in SOLVERS:
+            raise ValueError(f"unknown method {method!r}: use one of {', '.join(SOLVERS)}")
+        game = _game(stack, small_blind, ante)
+        matrices = matrices_with_progress(quiet=json_output)
+        if sweep_range is not None:
+            _run_sweep(sweep_range, game, matrices, out, json_output)
+            return
+        solution = solve(payoffs(game, matrices), method, seed=seed)
+    charts = _save_pair(solution.shove, solution.call, game, out)
+    figures = {
+        "stack_bb": game.stack,
+        "small_blind_bb": game.small_blind,
+        "ante_bb": game.ante,
+        "method": solution.method,
+        "sb_shove_fraction": fraction_of_combos(solution.shove),
+        "bb_call_fraction": fraction_of_combos(solution.call),
+        "sb_value_bb": solution.exploitability.value,
+        "exploitability_bb": solution.exploitability.total,
+        "sb_gives_up_bb": solution.exploitability.sb_gives_up,
+        "bb_gives_up_bb": solution.exploitability.bb_gives_up,
+        "seconds": solution.seconds,
+        "charts": [str(p) for p in charts],
+        "curve": solution.curve,
+    }
+    if json_output:
+        print_json(figures)
+        return
+    console.print(render_text(solution.shove, f"Small blind shoves at {game.stack:g} bb"))
+    console.print(render_text(solution.call, f"Big blind calls at {game.stack:g} bb"))
+    console.print(_summary_table(solution))
+    console.print(f"charts: {', '.join(str(p) for p in charts)}")
+
+
+@app.command("exploit")
+def exploit(
+    shove: Annotated[str, typer.Option(help="Small blind's shoving range, or 'top30%'.")],
+    call: Annotated[str, typer.Option(help="Big blind's calling range, or 'top20%'.")],
+    stack: StackOption = 10.0,
+    ante: AnteOption = 0.0,
+    small_blind: SmallBlindOption = 0.5,
+    json_output: JsonFlag = False,
+) -> None:
+    """Exact best responses to two given strategies, and what each strategy gives up."""
+    with user_errors():
+        game = _game(stack, small_blind, ante)
+        matrices = matrices_with_progress(quiet=json_output)
+        the_payoffs = payoffs(game, matrices)
+        shove_strategy = _strategy(shove, matrices)
+        call_strategy = _strategy(call, matrices)
+    measured = the_payoffs.exploitability(shove_strategy, call_strategy)
+    best_shove = the_payoffs.best_shove(call_strategy)
+    best_call = the_payoffs.best_call(shove_strategy)
+    figures = {
+        "stack_bb": game.stack,
+        "sb_shove_fraction": fraction_of_combos(shove_strategy),
+        "bb_call_fraction": fraction_of_combos(call_strategy),
+        "sb_value_bb": measured.value,
+        "exploitability_bb": measured.total,
+        "sb_gives_up_bb": measured.sb_gives_up,
+        "bb_gives_up_bb": measured.bb_gives_up,
+        "best_shove_fraction": fraction_of_combos(best_shove),
+        "best_call_fraction": fraction_of_combos(best_call),
+    }
+    if json_output:
+        print_json(figures)
+        return
+    console.print(render_text(best_call, f"Big blind's best response to shoving {shove}"))
+    console.print(render_text(best_shove, f"Small blind's best response to calling {call}"))
+    table = Table(title=f"Given strategies at {game.stack:g} bb")
+    table.add_column("figure")
+    table.add_column("bb per hand", justify="right")
+    table.add_row("small blind's value", f"{measured.value:+.4f}")
+    table.add_row("the shove strategy gives up", f"{measured.sb_gives_up:.4f}")
+    table.add_row("the call strategy gives up", f"{measured.bb_gives_up:.4f}")
+    table.add_row("exploitability (mean)", f"{measured.total:.4f}")
+    console.print(table)
+
+
+def _run_sweep(
+    text: str, game: ShoveFoldGame, matrices: PreflopMatrices, out: Path, json_output: bool
+) -> None:
+    """Solve every stack of ``LOW:HIGH[:STEP]`` and write the push/fold table and charts."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise ValueError(f"bad --sweep {text!r}: expected LOW:HIGH or LOW:HIGH:STEP")
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"bad --sweep {text!r}: stacks must be numbers") from None
+    stacks = stack_grid(*numbers)
+    started = time.perf_counter()
+    table = sweep(matrices, stacks, small_blind=game.small_blind, ante=game.ante)
+    seconds = time.perf_counter() - started
+    files = _write_sweep(table, out)
+    figures = {
+        "stacks": len(stacks),
+        "low_bb": stacks[0],
+        "high_bb": stacks[-1],
+        "seconds": seconds,
+        "max_exploitability_bb": max(row.exploitability for row in table.rows),
+        "files": [str(p) for p in files],
+    }
+    if json_output:
+        print_json(figures)
+        return
+    top = stacks[-1]
+    console.print(render_text(table.max_shove / top, f"Shoved up to (share of {top:g} bb)"))
+    console.print(
+        f"Solved {len(stacks)} stacks from {stacks[0]:g} to {top:g} bb in {seconds:.1f} s; "
+        f"worst exploitability {figures['max_exploitability_bb']:.2e} bb/hand."
+    )
+    console.print(f"files: {', '.join(str(p) for p in files)}")
+
+
+def _write_sweep(table: PushFoldTable, out: Path) -> list[Path]:
+    """The table as CSV and JSON, and both seats' charts of the largest stacks."""
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path = out / "push-fold.csv"
+    csv_path.write_text(table.to_csv())
+    json_path = out / "push-fold.json"
+    json_path.write_text(json.dumps(table.to_json(), indent=1))
+    top = table.stacks[-1]
+    files = [csv_path, json_path]
+    for seat, values in (("shove", table.max_shove), ("call", table.max_call)):
+        for suffix in (".png", ".svg"):
+            files.append(
+                save_chart(
+                    values / top,
+                    out / f"push-fold-{seat}{suffix}",
+                    title=f"Largest stack (bb) at which the equilibrium {seat}s",
+                    values=np.where(values > 0, values, np.nan),
+                    value_format="{:g}",
+                )
+            )
+    return files
+
+
+def _save_pair(shove: Vector, call: Vector, game: ShoveFoldGame, out: Path) -> list[Path]:
+    """PNG and SVG charts of both strategies."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for seat, strategy, verb in (("sb-shove", shove, "shoves"), ("bb-call", call, "calls")):
+        title = f"{'Small' if seat.startswith('sb') else 'Big'} blind {verb} at {game.stack:g} bb"
+        for suffix in (".png", ".svg"):
+            files.append(
+                save_chart(strategy, out / f"{seat}-{game.stack:g}bb{suffix}", title=title)
+            )
+    return files
+
+
+def _summary_table(solution: Solution) -> Table:
+    """The headline numbers of one solve."""
+    table = Table(title="Shove/fold equilibrium")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_row("method", solution.method)
+    table.add_row(
+        "small blind shoves", f"{100 * fraction_of_combos(solution.shove):.1f}% of combos"
+    )
+    table.add_row("big blind calls", f"{100 * fraction_of_combos(solution.call):.1f}% of combos")
+    table.add_row("small blind's value", f"{solution.exploitability.value:+.4f} bb/hand")
+    table.add_row("exploitability", f"{solution.exploitability.total:.2e} bb/hand")
+    table.add_row("solve time", f"{solution.seconds:.3f} s")
+    return table

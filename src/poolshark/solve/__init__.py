@@ -1,0 +1,1 @@
+"""Equilibrium solvers for small games: heads-up shove/fold today."""
