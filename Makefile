@@ -38,6 +38,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/evaluator.py --quick
 	$(BIN)/python benchmarks/equity.py --quick
 	$(BIN)/python benchmarks/equity_matrix.py --quick
+	$(BIN)/python benchmarks/shove_fold.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

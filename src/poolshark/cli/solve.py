@@ -206,6 +206,7 @@ def _write_sweep(table: PushFoldTable, out: Path) -> list[Path]:
                     title=f"Largest stack (bb) at which the equilibrium {seat}s",
                     values=np.where(values > 0, values, np.nan),
                     value_format="{:g}",
+                    shade_label=f"largest stack as a share of {top:g} bb",
                 )
             )
     return files

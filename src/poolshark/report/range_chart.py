@@ -92,14 +92,16 @@ def save_chart(
     title: str | None = None,
     values: npt.ArrayLike | None = None,
     value_format: str = "{:.0%}",
+    shade_label: str = "share of the class's combos in the range",
 ) -> Path:
     """Draw the chart to a PNG, SVG or PDF file (by suffix) and return its path.
 
     Cells are shaded by ``freqs`` and show their class name and a number written with
     ``value_format``: the frequency (none for classes out of the range), or, when ``values``
     (169 numbers, NaN for none) is given, that class's value instead, such as the largest
-    stack in bb at which it is shoved. SVG output keeps its text as text, so it can be
-    searched and styled, and is byte-identical from one save of the same chart to the next.
+    stack in bb at which it is shoved; then the range-size footer is left out, and
+    ``shade_label`` should say what the shade means. SVG output keeps its text as text, so
+    it can be searched and styled, and is byte-identical from one save to the next.
     """
     from matplotlib import rc_context
     from matplotlib.colors import LinearSegmentedColormap
@@ -131,9 +133,11 @@ def save_chart(
         axes.text(x, row + 0.52, label, ha="center", va="top", color=ink, fontsize=8)
     if title is not None:
         axes.set_title(title, fontsize=14, fontweight="bold", pad=10)
-    figure.text(0.5, 0.01, summary(shares), ha="center", va="bottom", fontsize=10, color="#444")
+    if values is None:
+        footer = summary(shares)
+        figure.text(0.5, 0.01, footer, ha="center", va="bottom", fontsize=10, color="#444")
     colorbar = figure.colorbar(mesh, ax=axes, fraction=0.035, pad=0.02, aspect=30)
-    colorbar.set_label("share of the class's combos in the range", color="#444")
+    colorbar.set_label(shade_label, color="#444")
     colorbar.ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
     colorbar.outline.set_visible(False)
 

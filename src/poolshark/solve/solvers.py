@@ -107,7 +107,7 @@ def solve_gradient(
     curve: list[tuple[int, float]] = []
     for step in range(iterations + 1):
         shove, call = torch.sigmoid(shove_logits), torch.sigmoid(call_logits)
-        if step % record_every == 0 or step == iterations:
+        if _record(step, record_every) or step == iterations:
             measured = payoffs.exploitability(_numpy(shove), _numpy(call))
             curve.append((step, measured.total))
         if step == iterations:
@@ -138,12 +138,17 @@ def solve_fictitious(
         best_call = (shove @ call_matrix < 0).astype(np.float64)
         shove += (best_shove - shove) / step
         call += (best_call - call) / step
-        if step % record_every == 0 or step == iterations:
+        if _record(step, record_every) or step == iterations:
             curve.append((step, payoffs.exploitability(per_combo(shove), per_combo(call)).total))
     shove_c, call_c = per_combo(shove), per_combo(call)
     seconds = time.perf_counter() - started
     exploitability = payoffs.exploitability(shove_c, call_c)
     return Solution("fictitious", shove_c, call_c, exploitability, seconds, curve)
+
+
+def _record(step: int, every: int) -> bool:
+    """Whether to measure at this step: powers of two early, then every ``every`` steps."""
+    return step % every == 0 or (step & (step - 1) == 0)
 
 
 def _numpy(tensor: torch.Tensor) -> Vector:
