@@ -9,7 +9,10 @@ from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from typer.core import TyperGroup
 
@@ -29,9 +32,20 @@ def user_errors() -> Iterator[None]:
     """Turn ``ValueError`` (bad cards, ranges, deals) into a one-line message and exit 2."""
     try:
         yield
-    except ValueError as error:
-        errors.print(f"[bold red]error:[/] {error}")
+    except ValidationError as error:
+        problems = "; ".join(_describe(problem) for problem in error.errors())
+        errors.print(f"[bold red]error:[/] {escape(f'bad {error.title}: {problems}')}")
         raise typer.Exit(2) from None
+    except ValueError as error:
+        errors.print(f"[bold red]error:[/] {escape(str(error))}")
+        raise typer.Exit(2) from None
+
+
+def _describe(problem: ErrorDetails) -> str:
+    """One pydantic validation problem as ``field: message``."""
+    where = ".".join(str(part) for part in problem["loc"])
+    message = problem["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 def with_default_command(name: str) -> type[TyperGroup]:

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from rich.table import Table
 
 from poolshark.cards.card import format_cards, parse_cards
-from poolshark.cards.combos import CLASS_NAMES, N_CLASSES, class_combos, conflict_matrix
+from poolshark.cards.combos import CLASS_NAMES, N_CLASSES, class_combos
 from poolshark.cards.evaluator import evaluate, evaluate_batch
 from poolshark.cards.hand_value import describe
 from poolshark.cards.ranges import Range
@@ -22,6 +22,9 @@ from poolshark.cli.common import JsonFlag, console, percent, print_json
 from poolshark.equity.exact import exact_equity
 from poolshark.equity.matrix import cached_matrices
 from poolshark.equity.montecarlo import monte_carlo_equity
+from poolshark.report.range_chart import render_text
+from poolshark.solve.shove_fold import ShoveFoldGame, fraction_of_combos, payoffs
+from poolshark.solve.solvers import solve_exact
 
 SHOWCASE_HANDS = ("AhKhQhJhTh", "7c7d7h7sKd2c3d", "AsKd5h4c3s2d9c", "QcQdJsJh9c8c2d", "7c5d4h3s2c")
 MATCHUPS = (
@@ -42,7 +45,7 @@ def _random_hands(n: int, seed: int) -> npt.NDArray[np.uint8]:
 
 
 def demo(json_output: JsonFlag = False) -> None:
-    """Show the evaluator, exact and Monte Carlo equity, and a preflop equity chart."""
+    """Show the evaluator, exact and sampled equity, a preflop chart and shove/fold at 10 bb."""
     figures: dict[str, object] = {}
 
     hands = Table(title="Hand values (1..7462, higher wins)")
@@ -89,6 +92,17 @@ def demo(json_output: JsonFlag = False) -> None:
     figures["chart_source"] = chart_source
     figures["class_equity_vs_random"] = dict(zip(CLASS_NAMES, chart.round(4).tolist(), strict=True))
 
+    matrices = cached_matrices()
+    shove_fold = (
+        None if matrices is None else solve_exact(payoffs(ShoveFoldGame(stack=10), matrices))
+    )
+    if shove_fold is not None:
+        figures["shove_fold_10bb"] = {
+            "sb_shove_fraction": fraction_of_combos(shove_fold.shove),
+            "bb_call_fraction": fraction_of_combos(shove_fold.call),
+            "sb_value_bb": shove_fold.exploitability.value,
+        }
+
     if json_output:
         print_json(figures)
         return
@@ -103,9 +117,26 @@ def demo(json_output: JsonFlag = False) -> None:
         f"Monte Carlo, 1M samples: AhKh vs QdQc = {percent(sampled.equities[0])}"
         f" ± {percent(error, 3)} (exact 46.21%)\n"
     )
-    console.print(_chart_table(chart, chart_source))
-    if cached_matrices() is None:
-        console.print("`poolshark equity matrix` (minutes, once) makes this chart exact.")
+    console.print(
+        render_text(
+            chart,
+            f"Preflop equity vs a random hand ({chart_source})",
+            caption="each cell: the class's all-in equity against a random hand",
+        )
+    )
+    if shove_fold is None:
+        console.print(
+            "`poolshark equity matrix` (minutes, once) makes this chart exact and adds the"
+            " heads-up shove/fold equilibrium to this demo."
+        )
+        return
+    console.print(render_text(shove_fold.shove, "Heads-up shove/fold at 10 bb: small blind shoves"))
+    console.print(render_text(shove_fold.call, "... and the big blind calls"))
+    console.print(
+        f"Small blind's value {shove_fold.exploitability.value:+.4f} bb/hand, exploitability"
+        f" {shove_fold.exploitability.total:.1e}, solved in {1000 * shove_fold.seconds:.0f} ms"
+        " (`poolshark solve shove-fold --help` for more)."
+    )
 
 
 def _class_equity_vs_random() -> tuple[npt.NDArray[np.float64], str]:
@@ -113,8 +144,7 @@ def _class_equity_vs_random() -> tuple[npt.NDArray[np.float64], str]:
     matrices when present, else sampled."""
     matrices = cached_matrices()
     if matrices is not None:
-        possible = ~conflict_matrix()
-        per_combo = (matrices.equity * possible).sum(axis=1) / possible.sum(axis=1)
+        per_combo = matrices.equity_vs_random()
         return np.array([per_combo[class_combos(c)[0]] for c in range(N_CLASSES)]), "exact"
     anyone = Range.full()
     chart = np.zeros(N_CLASSES)
@@ -122,24 +152,3 @@ def _class_equity_vs_random() -> tuple[npt.NDArray[np.float64], str]:
         hero = Range.of_combos([class_combos(cls)[0]])
         chart[cls] = monte_carlo_equity([hero, anyone], samples=CHART_SAMPLES, seed=cls).equities[0]
     return chart, f"Monte Carlo, {CHART_SAMPLES:,} samples each"
-
-
-def _chart_table(chart: npt.NDArray[np.float64], source: str) -> Table:
-    """13x13 grid of class equities, shaded from red (weak) to green (strong)."""
-    table = Table(
-        title=f"Preflop equity vs a random hand ({source})",
-        show_header=False,
-        padding=(0, 0),
-    )
-    for _ in range(13):
-        table.add_column(justify="center", width=5)
-    for row in range(13):
-        cells = []
-        for col in range(13):
-            equity = float(chart[13 * row + col])
-            red = int(255 * min(1.0, max(0.0, (0.75 - equity) / 0.45)))
-            green = int(255 * min(1.0, max(0.0, (equity - 0.30) / 0.45)))
-            name = CLASS_NAMES[13 * row + col]
-            cells.append(f"[black on rgb({red},{green},60)]{name:^5}\n{100 * equity:^5.1f}[/]")
-        table.add_row(*cells)
-    return table

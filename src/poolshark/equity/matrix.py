@@ -86,6 +86,14 @@ class PreflopMatrices(NamedTuple):
         """All-in equity, ties counted half."""
         return self.win + self.tie / 2
 
+    def equity_vs_random(self) -> npt.NDArray[np.float64]:
+        """(1326,) each combo's all-in equity against a uniformly random other hand."""
+        possible = ~conflict_matrix()
+        strength: npt.NDArray[np.float64] = (self.equity * possible).sum(axis=1) / possible.sum(
+            axis=1
+        )
+        return strength
+
 
 def _frozen(arrays: disk_cache.Arrays) -> PreflopMatrices:
     win, tie = arrays["win"].astype(np.float64), arrays["tie"].astype(np.float64)

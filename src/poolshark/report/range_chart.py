@@ -66,11 +66,20 @@ def render_plain(freqs: Range | npt.ArrayLike, title: str | None = None) -> str:
 
 
 def render_text(
-    freqs: Range | npt.ArrayLike, title: str | None = None, *, color: bool = True
+    freqs: Range | npt.ArrayLike,
+    title: str | None = None,
+    *,
+    color: bool = True,
+    caption: str | None = None,
 ) -> Table:
-    """The chart as a rich table for the terminal; ``color=False`` drops the shading."""
+    """The chart as a rich table for the terminal; ``color=False`` drops the shading.
+
+    The caption defaults to the range's size; charts of other numbers in [0, 1] (equities)
+    pass their own.
+    """
     shares = class_frequencies(freqs)
-    table = Table(title=title, caption=summary(shares), show_header=False, padding=(0, 0))
+    caption = summary(shares) if caption is None else caption
+    table = Table(title=title, caption=caption, show_header=False, padding=(0, 0))
     for _ in range(13):
         table.add_column(justify="center", width=5)
     for row in range(13):

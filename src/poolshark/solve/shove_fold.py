@@ -36,9 +36,11 @@ DEAL_PROBABILITY = 1.0 / (N_COMBOS * (N_COMBOS - 101))
 
 
 class ShoveFoldGame(BaseModel):
-    """Rules of one shove/fold game, in big blinds (validated; round stacks to 0.1 bb)."""
+    """Rules of one shove/fold game, in big blinds (validated; finite amounts only)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", allow_inf_nan=False, title="shove/fold game"
+    )
 
     stack: float = Field(gt=0, description="Starting stack of each player, blinds included.")
     small_blind: float = Field(0.5, gt=0, description="The small blind's forced bet.")
@@ -145,13 +147,6 @@ def fraction_of_combos(strategy: Vector) -> float:
     return float(np.mean(strategy))
 
 
-def equity_vs_random(matrices: PreflopMatrices) -> Vector:
-    """(1326,) each combo's all-in equity against a uniformly random other hand."""
-    possible = ~conflict_matrix()
-    strength: Vector = (matrices.equity * possible).sum(axis=1) / possible.sum(axis=1)
-    return strength
-
-
 def top_fraction(fraction: float, matrices: PreflopMatrices) -> Vector:
     """A strategy playing the best ``fraction`` of combos by equity vs a random hand.
 
@@ -160,7 +155,7 @@ def top_fraction(fraction: float, matrices: PreflopMatrices) -> Vector:
     """
     if not 0 <= fraction <= 1:
         raise ValueError(f"a fraction of hands is in [0, 1], got {fraction}")
-    strength = equity_vs_random(matrices)
+    strength = matrices.equity_vs_random()
     per_class = np.zeros(N_CLASSES)
     np.maximum.at(per_class, COMBO_CLASS, strength)
     remaining = fraction * N_COMBOS

@@ -59,11 +59,11 @@ class PushFoldTable:
 
 
 def stack_grid(low: float, high: float, step: float = 0.1) -> list[float]:
-    """Stacks from ``low`` to ``high`` inclusive in ``step`` increments, rounded to 0.1 bb."""
+    """Stacks from ``low`` up to ``high`` (inclusive when on the grid) in ``step`` increments."""
     if not 0 < low <= high or step <= 0:
         raise ValueError(f"bad stack range {low}:{high}:{step}")
-    count = round((high - low) / step) + 1
-    return [round(low + i * step, 1) for i in range(count)]
+    count = int((high - low) / step + 1e-9) + 1
+    return [round(low + i * step, 6) for i in range(count)]
 
 
 def sweep(
