@@ -63,6 +63,33 @@ def _headsup_five(
     return wins, ties
 
 
+@nb.njit(inline="always")
+def showdown(
+    board_key: np.int64,
+    board_mask: np.int64,
+    hole_keys: Int64s,
+    hole_masks: Int64s,
+    row_base: Int32s,
+    rank_table: UInt16s,
+    flush_table: UInt16s,
+    values: UInt16s,
+) -> tuple[np.uint16, int]:
+    """Fill ``values`` with each player's hand value; return the best and how many share it."""
+    best = np.uint16(0)
+    count = 0
+    for p in range(hole_keys.size):
+        v = value_of(
+            board_key + hole_keys[p], board_mask | hole_masks[p], row_base, rank_table, flush_table
+        )
+        values[p] = v
+        if v > best:
+            best = v
+            count = 1
+        elif v == best:
+            count += 1
+    return best, count
+
+
 @nb.njit(cache=True, nogil=True)
 def _count_deal(
     hole_keys: Int64s,
@@ -115,20 +142,16 @@ def _count_deal(
     m = deck.size
     boards = 0
     while True:
-        key = part_key[n_deal]
-        mask = part_mask[n_deal]
-        best = np.uint16(0)
-        count = 0
-        for p in range(players):
-            v = value_of(
-                key + hole_keys[p], mask | hole_masks[p], row_base, rank_table, flush_table
-            )
-            values[p] = v
-            if v > best:
-                best = v
-                count = 1
-            elif v == best:
-                count += 1
+        best, count = showdown(
+            part_key[n_deal],
+            part_mask[n_deal],
+            hole_keys,
+            hole_masks,
+            row_base,
+            rank_table,
+            flush_table,
+            values,
+        )
         for p in range(players):
             if values[p] == best:
                 if count == 1:

@@ -16,9 +16,10 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.cards.combos import COMBO_CARDS
-from poolshark.cards.evaluator import KEY_INIT, numba_threads, tables, value_of
+from poolshark.cards.evaluator import KEY_INIT, numba_threads, tables
 from poolshark.cards.ranges import Range
 from poolshark.equity.exact import check_deal
+from poolshark.equity.kernels import showdown
 from poolshark.equity.result import EquityError, EquityResult
 
 BLOCK = 4096
@@ -69,7 +70,7 @@ def _sample_blocks(
             fixed[c] = True
         hole_key = np.zeros(players, dtype=np.int64)
         hole_mask = np.zeros(players, dtype=np.int64)
-        values = np.zeros(players, dtype=np.int64)
+        values = np.zeros(players, dtype=np.uint16)
         for _ in range(BLOCK):
             used = fixed.copy()
             redraws = 0
@@ -106,18 +107,9 @@ def _sample_blocks(
                 used[c] = True
                 key += card_key[c]
                 mask |= card_mask[c]
-            best = np.uint16(0)
-            count = 0
-            for p in range(players):
-                v = value_of(
-                    key + hole_key[p], mask | hole_mask[p], row_base, rank_table, flush_table
-                )
-                values[p] = v
-                if v > best:
-                    best = v
-                    count = 1
-                elif v == best:
-                    count += 1
+            best, count = showdown(
+                key, mask, hole_key, hole_mask, row_base, rank_table, flush_table, values
+            )
             for p in range(players):
                 if values[p] == best:
                     share = 1.0 / count
