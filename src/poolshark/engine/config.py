@@ -1,0 +1,65 @@
+"""The rules of one hold'em game: betting structure, forced bets, rake. Chips are integers."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Betting(StrEnum):
+    """Betting structure."""
+
+    NO_LIMIT = "no-limit"
+    FIXED_LIMIT = "fixed-limit"
+
+
+class Settlement(StrEnum):
+    """How an all-in pot is settled before the river: deal the cards, or pay expected value."""
+
+    DEAL = "deal"
+    EXPECTED_VALUE = "ev"
+
+
+class GameConfig(BaseModel):
+    """Everything about a game that is fixed before the cards are dealt (validated).
+
+    Amounts are integer chips. ``raise_cap`` is the number of bets and raises allowed per
+    fixed-limit round (a bet and three raises by default); heads-up play is uncapped
+    unless ``cap_heads_up`` is set. Rake is ``rake_percent`` of each pot, rounded down,
+    at most ``rake_cap`` chips per hand, and none when the hand ends before the flop if
+    ``no_flop_no_drop``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    betting: Betting = Betting.NO_LIMIT
+    seats: int = Field(6, ge=2, le=10)
+    small_blind: int = Field(1, ge=0)
+    big_blind: int = Field(2, gt=0)
+    ante: int = Field(0, ge=0)
+    straddle: int = Field(0, ge=0, description="Posted by the player left of the big blind.")
+    small_bet: int | None = Field(None, gt=0, description="Fixed-limit bet on preflop and flop.")
+    big_bet: int | None = Field(None, gt=0, description="Fixed-limit bet on turn and river.")
+    raise_cap: int = Field(4, ge=1)
+    cap_heads_up: bool = False
+    rake_percent: float = Field(0.0, ge=0, le=100)
+    rake_cap: int | None = Field(None, ge=0)
+    no_flop_no_drop: bool = True
+    settlement: Settlement = Settlement.DEAL
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GameConfig:
+        if self.small_blind > self.big_blind:
+            raise ValueError("the small blind cannot exceed the big blind")
+        if self.straddle and self.straddle < 2 * self.big_blind:
+            raise ValueError("a straddle is at least twice the big blind")
+        if self.straddle and self.seats < 3:
+            raise ValueError("a straddle needs at least three seats")
+        return self
+
+    def bet_unit(self, street: int) -> int:
+        """Fixed-limit bet size on a street (0 preflop .. 3 river)."""
+        small = self.small_bet if self.small_bet is not None else self.big_blind
+        big = self.big_bet if self.big_bet is not None else 2 * small
+        return small if street < 2 else big
