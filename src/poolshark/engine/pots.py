@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def side_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
 
 def rake_amount(total: int, percent: float, cap: int | None) -> int:
     """Chips raked from a pot of ``total``: ``percent`` rounded down, at most ``cap``."""
-    raked = int(total * percent // 100)
+    raked = int(total * Decimal(str(percent)) // 100)  # exact: 4.6% of 1500 is 69, not 68
     return raked if cap is None else min(raked, cap)
 
 

@@ -106,8 +106,8 @@ class Table:
         seed: int | None = None,
     ) -> None:
         n = config.seats
-        if len(stacks) != n or any(s <= 0 for s in stacks):
-            raise ValueError(f"need {n} positive stacks, got {stacks}")
+        if len(stacks) != n or any(type(s) is not int or s <= 0 for s in stacks):
+            raise ValueError(f"need {n} positive whole-chip stacks, got {stacks}")
         if not 0 <= button < n:
             raise ValueError(f"button {button} is not a seat of {n}")
         self.config = config
@@ -127,6 +127,7 @@ class Table:
         self.log: list[Action] = []
         self.result: HandResult | None = None
         self.to_act = -1
+        self._shown = 0
         self._post_forced_bets()
 
     # -- public API ---------------------------------------------------------------------
@@ -139,8 +140,7 @@ class Table:
     @property
     def board(self) -> list[int]:
         """The community cards dealt so far."""
-        shown = {Street.PREFLOP: 0, Street.FLOP: 3, Street.TURN: 4}.get(self.street, 5)
-        return self.board_cards[:shown]
+        return self.board_cards[: self._shown]
 
     @property
     def done(self) -> bool:
@@ -343,6 +343,7 @@ class Table:
             self._settle(live)
             return
         self.street = Street(self.street + 1)
+        self._shown = (0, 3, 4, 5)[self.street]
         self.bet = [0] * self.seats
         self.acted = [False] * self.seats
         self.faced = [0] * self.seats
@@ -378,6 +379,7 @@ class Table:
         if ev_mode and showdown:
             expected = self._expected_payouts(pots)
         values = self._values(live) if showdown else {}
+        self._shown = 5 if showdown else self._shown
         for pot in pots:
             if showdown:
                 best = max(values[s] for s in pot.eligible)
