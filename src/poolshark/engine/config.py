@@ -26,7 +26,7 @@ class GameConfig(BaseModel):
 
     Amounts are integer chips. ``raise_cap`` is the number of bets and raises allowed per
     fixed-limit round (a bet and three raises by default); heads-up play is uncapped
-    unless ``cap_heads_up`` is set. Rake is ``rake_percent`` of each pot, rounded down,
+    unless ``cap_heads_up`` is set. Rake is ``rake_percent`` of the hand's whole pot, rounded down,
     at most ``rake_cap`` chips per hand, and none when the hand ends before the flop if
     ``no_flop_no_drop``.
     """
