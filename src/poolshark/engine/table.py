@@ -81,6 +81,20 @@ class Legal:
     max_raise_to: int | None
 
 
+@dataclass(frozen=True)
+class ForcedBets:
+    """Per-seat forced bets, for hands whose posts differ from the config's (real histories).
+
+    ``blinds`` are live bets in seat order (blinds, straddles, a new player's posted big
+    blind); ``dead`` is dead money per seat (antes, the dead part of a posted small blind).
+    Preflop action starts left of the first seat, clockwise from the button's left, that
+    posted the largest blind.
+    """
+
+    blinds: tuple[int, ...]
+    dead: tuple[int, ...] = ()
+
+
 @dataclass
 class HandResult:
     """How a finished hand paid out: net chips per seat (they sum to minus the rake)."""
@@ -104,13 +118,21 @@ class Table:
         hole_cards: list[list[int]] | None = None,
         board: list[int] | None = None,
         seed: int | None = None,
+        forced: ForcedBets | None = None,
     ) -> None:
         n = config.seats
         if len(stacks) != n or any(type(s) is not int or s <= 0 for s in stacks):
             raise ValueError(f"need {n} positive whole-chip stacks, got {stacks}")
         if not 0 <= button < n:
             raise ValueError(f"button {button} is not a seat of {n}")
+        if forced is not None and (
+            len(forced.blinds) != n
+            or len(forced.dead) not in (0, n)
+            or min(*forced.blinds, *forced.dead) < 0
+        ):
+            raise ValueError(f"forced bets need {n} non-negative amounts per list, got {forced}")
         self.config = config
+        self.forced = forced
         self.button = button
         self.starting_stacks = list(stacks)
         self.hole_cards, self.board_cards = _deal(n, hole_cards, board, seed)
@@ -208,11 +230,16 @@ class Table:
     # -- replay and serialization -------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything needed to rebuild this hand: config, stacks, cards and actions."""
+        """Everything needed to rebuild this hand: config, stacks, cards and actions.
+
+        Unknown hole cards are written as an empty string.
+        """
+        forced = None if self.forced is None else asdict(self.forced)
         return {
             "config": self.config.model_dump(mode="json"),
             "stacks": self.starting_stacks,
             "button": self.button,
+            "forced": forced,
             "hole_cards": [format_cards(h) for h in self.hole_cards],
             "board": format_cards(self.board_cards),
             "actions": [
@@ -229,6 +256,7 @@ class Table:
             button=int(data["button"]),
             hole_cards=[parse_cards(h) for h in data["hole_cards"]],
             board=parse_cards(data["board"]),
+            forced=_forced_from_dict(data.get("forced")),
         )
         for action in data["actions"]:
             if table.to_act != action["seat"]:
@@ -245,6 +273,9 @@ class Table:
     # -- rules ----------------------------------------------------------------------------
 
     def _post_forced_bets(self) -> None:
+        if self.forced is not None:
+            self._post_given_bets(self.forced)
+            return
         n, config = self.seats, self.config
         for seat in range(n):
             self._put_dead(seat, config.ante)
@@ -262,6 +293,20 @@ class Table:
         self.increment = max(config.big_blind, config.straddle)
         self.raises = 1  # the blind counts as the round's first bet
         self.to_act = last
+        self._advance()
+
+    def _post_given_bets(self, forced: ForcedBets) -> None:
+        n = self.seats
+        for seat, chips in enumerate(forced.dead):
+            self._put_dead(seat, chips)
+        for seat, chips in enumerate(forced.blinds):
+            self._put_in(seat, chips)
+        largest = max(forced.blinds)
+        order = [(self.button + 1 + i) % n for i in range(n)]
+        self.to_act = next(s for s in order if forced.blinds[s] == largest)
+        self.current_bet = max(self.bet)
+        self.increment = max(self.config.big_blind, largest)
+        self.raises = 1
         self._advance()
 
     def _full_raise_size(self) -> int:
@@ -401,11 +446,16 @@ class Table:
         self.result = HandResult(net, rake, pots, showdown, expected_net)
 
     def _values(self, live: list[int]) -> dict[int, int]:
-        return {s: evaluate_indices([*self.hole_cards[s], *self.board_cards]) for s in live}
+        """Hand values at showdown; a seat whose cards are unknown (mucked) loses to all."""
+        cards = self.hole_cards
+        board = self.board_cards
+        return {s: evaluate_indices([*cards[s], *board]) if cards[s] else 0 for s in live}
 
     def _expected_payouts(self, pots: list[Pot]) -> list[float]:
         """Each seat's exact expected winnings over every runout of the unseen board."""
         board = np.array(self.board, dtype=np.uint8)
+        if any(not self.hole_cards[s] for pot in pots for s in pot.eligible):
+            raise ValueError("expected-value settlement needs every live player's hole cards")
         expected = [0.0] * self.seats
         for pot in pots:
             if len(pot.eligible) == 1:
@@ -425,17 +475,27 @@ class Table:
         return expected
 
 
+def _forced_from_dict(data: dict[str, Any] | None) -> ForcedBets | None:
+    if data is None:
+        return None
+    return ForcedBets(tuple(data["blinds"]), tuple(data.get("dead", ())))
+
+
 def _deal(
     seats: int, hole_cards: list[list[int]] | None, board: list[int] | None, seed: int | None
 ) -> tuple[list[list[int]], list[int]]:
-    """Hole cards and the full board: as given, or from a deck shuffled with ``seed``."""
+    """Hole cards and the full board: as given, or from a deck shuffled with ``seed``.
+
+    A seat given no cards (``[]``) keeps unknown cards: it can play, but loses any showdown
+    (a replayed history where the player mucked).
+    """
     deck = [int(c) for c in np.random.default_rng(seed).permutation(52)]
     used = {c for hand in hole_cards or [] for c in hand} | set(board or [])
     deck = [c for c in deck if c not in used]
     if hole_cards is None:
         hole_cards = [[deck.pop(), deck.pop()] for _ in range(seats)]
-    if len(hole_cards) != seats or any(len(h) != 2 for h in hole_cards):
-        raise ValueError(f"need two hole cards for each of {seats} seats")
+    if len(hole_cards) != seats or any(len(h) not in (0, 2) for h in hole_cards):
+        raise ValueError(f"need two hole cards (or none, if unknown) for each of {seats} seats")
     board = list(board) if board is not None else []
     while len(board) < 5:
         board.append(deck.pop())
