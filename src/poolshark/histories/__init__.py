@@ -1,0 +1,1 @@
+"""Hand histories: PokerStars text and PHH readers and writers, replay, decision rows."""

@@ -1,0 +1,98 @@
+"""The normalized hand record every reader produces and every writer consumes.
+
+Amounts are integer chips of the smallest currency unit (``unit``, e.g. 0.01 dollars), so
+replays through the engine are exact. Players are listed in table order (clockwise by site
+seat number); every index in a record (button, actions, cards, winnings) points into
+``seats``. Only players dealt into the hand are listed; sitting-out seats are dropped.
+
+Readers reject a hand they cannot accept with :class:`HistoryError`, whose ``reason`` is one
+of the codes in :data:`REJECTION_REASONS` (the counts and quarantine files use them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from poolshark.engine.config import Betting
+from poolshark.engine.table import Move, Street
+
+#: Every ``HistoryError.reason`` the readers and the replay raise, with what it means.
+REJECTION_REASONS: dict[str, str] = {
+    "malformed": "the text breaks the format: a line, field or amount that cannot be read",
+    "truncated": "the hand stops early: its summary, pot or board lines are missing",
+    "unsupported-game": "not Texas hold'em no-limit or fixed-limit (Omaha, pot-limit, ...)",
+    "tournament": "a tournament hand (chips, not money)",
+    "play-money": "a play-money hand",
+    "unsupported-format": "neither PokerStars text nor PHH",
+    "replay-illegal": "an action the rules forbid, or out of turn, when replayed",
+    "replay-mismatch": "the replay disagrees with the record: amounts, board, pot or winnings",
+}
+
+
+class HistoryError(ValueError):
+    """A hand that cannot be accepted; ``reason`` is a short stable code for the counts."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One dealt-in player: the site's seat number, the (possibly anonymized) name, chips."""
+
+    number: int
+    player: str
+    stack: int
+
+
+@dataclass(frozen=True)
+class RecordedAction:
+    """A voluntary action; ``amount``: chips put in by a call, the total bet to for a raise."""
+
+    street: Street
+    player: int
+    move: Move
+    amount: int = 0
+    all_in: bool = False
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One hand as the site recorded it, in integer chips of ``unit`` currency."""
+
+    site: str
+    hand_id: str
+    seats: tuple[Seat, ...]
+    button: int
+    small_blind: int
+    big_blind: int
+    blinds: tuple[int, ...]  # live blinds/straddles posted, per player
+    dead: tuple[int, ...]  # dead money posted (antes, dead small blinds), per player
+    actions: tuple[RecordedAction, ...]
+    board: tuple[int, ...] = ()  # community cards dealt, up to 5
+    second_board: tuple[int, ...] = ()  # run it twice: the second run's full board
+    hole_cards: tuple[tuple[int, ...], ...] = ()  # per player, () when never shown
+    winnings: tuple[int, ...] | None = None  # chips collected per player, when recorded
+    rake: int | None = None
+    ante: int = 0  # the ante every player posted: the smallest entry of ``dead``
+    betting: Betting = Betting.NO_LIMIT
+    unit: Decimal = Decimal("0.01")
+    currency: str = "USD"
+    time: datetime | None = None
+    table: str | None = None
+    max_seats: int | None = None
+    hero: int | None = None  # the player whose hole cards the history's owner was dealt
+    total_pot: int | None = None  # chips in the pots before rake, uncalled bets returned
+    fast_fold: bool = False  # a fast-fold ("Zoom") table
+    small_bet: int = 0  # fixed-limit bet sizes (0 in no-limit)
+    big_bet: int = 0
+    extra: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def players(self) -> int:
+        """Players dealt in."""
+        return len(self.seats)
