@@ -69,7 +69,7 @@ def random_stacks(rng: random.Random, seats: int) -> list[int]:
 def request(rng: random.Random, legal: Any) -> tuple[int, int]:
     """A request for one table: mostly legal, sometimes illegal (to exercise coercion)."""
     if rng.random() < 0.05:
-        return rng.choice([-1, 0, 1, 2, 3]), rng.randint(-5, 5000)
+        return rng.choice([0, 1, 2, 3, 7]), rng.randint(-5, 5000)
     if legal.can_fold and rng.random() < 0.25:
         return 0, 0
     if legal.min_raise_to is not None and rng.random() < 0.3:
@@ -192,7 +192,7 @@ def games(draw: st.DrawFn) -> GameConfig:
 @given(
     config=games(),
     seed=st.integers(0, 2**32 - 1),
-    junk=st.lists(st.tuples(st.integers(-3, 5), st.integers(-(10**6), 10**6)), min_size=1),
+    junk=st.lists(st.tuples(st.integers(0, 5), st.integers(-(10**6), 10**6)), min_size=1),
 )
 def test_any_requests_keep_chips_and_finish(
     config: GameConfig, seed: int, junk: list[tuple[int, int]]
@@ -213,6 +213,19 @@ def test_any_requests_keep_chips_and_finish(
     assert ((batch.stacks.sum(axis=1) + batch.table[:, RAKE]) == stacks.sum(axis=1)).all()
     if move not in (0, 1, 2):
         assert batch.table[:, COERCED].sum() > 0 or steps == 0
+
+
+def test_negative_moves_leave_tables_waiting() -> None:
+    """A table given a negative move does not act; the others do."""
+    batch = BatchedTables(GameConfig(seats=6), 3, seed=1)
+    batch.reset(stacks=100)
+    before = batch.to_act.copy()
+    batch.step([-1, 1, -1])
+    assert batch.to_act[0] == before[0]
+    assert batch.to_act[2] == before[2]
+    assert batch.to_act[1] != before[1]
+    assert batch.actions(0) == []
+    assert len(batch.actions(1)) == 1
 
 
 def test_tables_reset_independently() -> None:
@@ -236,14 +249,16 @@ def test_same_seed_same_hands() -> None:
     first.reset()
     second.reset()
     assert (first.cards == second.cards).all()
-    assert (first.play_random(200, 100) == second.play_random(200, 100)).all()
+    assert (first.play_random(200, 100).won == second.play_random(200, 100).won).all()
     other = BatchedTables(GameConfig(seats=6), 4, seed=12)
     other.reset()
     assert not (other.cards == first.cards).all()
 
 
 def test_random_play_conserves_chips_without_rake() -> None:
-    won = BatchedTables(GameConfig(seats=6), 64, seed=5).play_random(5_000, 200)
+    play = BatchedTables(GameConfig(seats=6), 64, seed=5).play_random(5_000, 200)
+    won = play.won
+    assert play.actions > 5_000 * 3
     assert won.sum() == 0
     assert np.abs(won).sum() > 0
 

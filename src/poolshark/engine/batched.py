@@ -184,7 +184,7 @@ def act(r: Rules, seat: Int64s, table: Int64s, log: Int64s, move: int, amount: i
     """Apply ``move`` (a raise: to ``amount`` in total) at one table, coercing it if illegal."""
     who = table[TO_ACT]
     call, low, high = legal_bounds(r, seat, table)
-    unknown = move != FOLD and move != RAISE and move != CHECK_CALL
+    unknown = move > RAISE
     if unknown or (move == FOLD and call == 0) or (move == RAISE and low == NO_RAISE):
         move = CHECK_CALL
         table[COERCED] += 1
@@ -537,10 +537,10 @@ def step_tables(
     moves: Int64s,
     amounts: Int64s,
 ) -> int:
-    """Apply one action at every live table; returns how many tables finished."""
+    """Apply one action at every live table with a move >= 0; returns how many finished."""
     finished = 0
     for i in range(table.shape[0]):
-        if table[i, STREET] < DONE:
+        if table[i, STREET] < DONE and moves[i] >= 0:
             act(r, seat[i], table[i], log[i], moves[i], amounts[i])
             if table[i, STREET] == SETTLING:
                 settle(r, seat[i], table[i], cards[i], expected[i], ev)
@@ -615,14 +615,16 @@ def play_random_hands(
     ev: Evaluator,
     hands: int,
     depth: int,
-) -> Int64s:
+) -> tuple[Int64s, int]:
     """Play ``hands`` complete hands across the batch with :func:`random_action`.
 
     Each finished table is dealt again at once, the button moving on and stacks reset to
-    ``depth``. Returns the chips won per seat over all hands (they sum to minus the rake).
+    ``depth``. Returns the chips won per seat over all hands (they sum to minus the rake)
+    and the number of actions taken.
     """
     n = table.shape[0]
     played = 0
+    actions = 0
     won = np.zeros(r.seats, dtype=np.int64)
     for i in range(n):
         table[i, STREET] = DONE
@@ -636,11 +638,12 @@ def play_random_hands(
             else:
                 move, amount = random_action(r, seat[i], table[i], rng, i)
                 act(r, seat[i], table[i], log[i], move, amount)
+                actions += 1
             if table[i, STREET] == SETTLING:
                 settle(r, seat[i], table[i], cards[i], expected[i], ev)
                 played += 1
                 won += seat[i, NET]
-    return won
+    return won, actions
 
 
 # -- the Python face -----------------------------------------------------------------------
@@ -815,7 +818,8 @@ class BatchedTables:
     def step(self, moves: npt.ArrayLike, amounts: npt.ArrayLike | None = None) -> int:
         """One action at every unfinished table (0 fold, 1 check/call, 2 raise to amount).
 
-        Finished tables ignore their entry. Returns how many tables finished this step.
+        A negative move leaves that table waiting (drive seats by different policies);
+        finished tables ignore their entry. Returns how many tables finished this step.
         """
         n = self.size
         move_array = np.ascontiguousarray(np.broadcast_to(np.asarray(moves, np.int64), (n,)))
@@ -843,19 +847,26 @@ class BatchedTables:
         k = min(int(self.table[table, LOG_LEN]), self.log.shape[1])
         return [tuple(int(v) for v in row) for row in self.log[table, :k]]  # type: ignore[misc]
 
-    def play_random(self, hands: int, depth: int) -> Int64s:
+    def play_random(self, hands: int, depth: int) -> RandomPlay:
         """Play ``hands`` hands with random legal actions (benchmarks, smoke tests)."""
-        return np.asarray(
-            play_random_hands(
-                self.rules,
-                self.seat,
-                self.table,
-                self.cards,
-                self.log,
-                self.expected,
-                self.rng,
-                self._evaluator,
-                hands,
-                depth,
-            )
+        won, actions = play_random_hands(
+            self.rules,
+            self.seat,
+            self.table,
+            self.cards,
+            self.log,
+            self.expected,
+            self.rng,
+            self._evaluator,
+            hands,
+            depth,
         )
+        return RandomPlay(np.asarray(won), int(actions))
+
+
+@dataclass(frozen=True)
+class RandomPlay:
+    """What :meth:`BatchedTables.play_random` did: chips won per seat, actions taken."""
+
+    won: Int64s
+    actions: int

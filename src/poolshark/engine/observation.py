@@ -1,0 +1,121 @@
+"""Observation encoders: what a seat may see, as fixed-size float vectors (kept apart from
+the rules, so models can change what they look at without touching the engine).
+
+:class:`PublicObservation` encodes what the player to act knows: its own cards, the
+board dealt so far, and every seat's chips, bets and status, rotated so that the viewer is
+always seat 0 and amounts are in big blinds. :class:`PrivilegedObservation` adds every
+hole card and the whole board, for a critic that trains with information no player has.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from poolshark.engine.batched import (
+    BET,
+    BUTTON,
+    CURRENT_BET,
+    FOLDED,
+    INCREMENT,
+    SHOWN,
+    STACK,
+    STREET,
+    TOTAL,
+    BatchedTables,
+)
+
+Floats = npt.NDArray[np.float32]
+Int64s = npt.NDArray[np.int64]
+
+PER_SEAT = 5  # stack, bet, put in, folded, button (relative seat order)
+GAME = 8  # street one-hot (4), to call, last raise size, pot, pot odds
+
+
+class ObservationEncoder(Protocol):
+    """Turns (table, viewer seat) pairs of a batch into float vectors of ``size``."""
+
+    @property
+    def size(self) -> int: ...
+
+    def encode(self, batch: BatchedTables, tables: Int64s, viewers: Int64s) -> Floats: ...
+
+
+class PublicObservation:
+    """Own hole cards (52) + public board (52) + seats x 5 + 8 game features."""
+
+    def __init__(self, seats: int) -> None:
+        self.seats = seats
+
+    @property
+    def public_size(self) -> int:
+        """Length of the public part."""
+        return 104 + PER_SEAT * self.seats + GAME
+
+    @property
+    def size(self) -> int:
+        return self.public_size
+
+    def encode(self, batch: BatchedTables, tables: Int64s, viewers: Int64s) -> Floats:
+        k, n = tables.size, self.seats
+        out = np.zeros((k, self.public_size), dtype=np.float32)
+        rows = np.arange(k)
+        holes = batch.hole_cards[tables, viewers].astype(np.int64)  # (k, 2)
+        out[rows, holes[:, 0]] = 1.0
+        out[rows, holes[:, 1]] = 1.0
+        shown = batch.table[tables, SHOWN]
+        boards = batch.boards[tables].astype(np.int64)
+        for b in range(5):
+            visible = shown > b
+            out[rows[visible], 52 + boards[visible, b]] = 1.0
+        big = float(batch.config.big_blind)
+        order = (viewers[:, None] + np.arange(n)[None, :]) % n  # viewer first, clockwise
+        seat = batch.seat[tables[:, None], :, order]  # (k, n, fields)
+        per_seat = np.stack(
+            [
+                seat[:, :, STACK] / big / 100.0,
+                seat[:, :, BET] / big / 100.0,
+                seat[:, :, TOTAL] / big / 100.0,
+                seat[:, :, FOLDED].astype(np.float64),
+                (order == batch.table[tables, BUTTON][:, None]).astype(np.float64),
+            ],
+            axis=2,
+        )
+        out[:, 104 : 104 + PER_SEAT * n] = per_seat.reshape(k, -1)
+        game = out[:, 104 + PER_SEAT * n :]
+        street = np.minimum(batch.table[tables, STREET], 3)
+        game[rows, street] = 1.0
+        own = batch.seat[tables, :, viewers]  # (k, fields)
+        current = batch.table[tables, CURRENT_BET]
+        call = np.minimum(current - own[:, BET], own[:, STACK])
+        pot = batch.seat[tables, TOTAL].sum(axis=1)
+        game[:, 4] = call / big / 100.0
+        game[:, 5] = batch.table[tables, INCREMENT] / big / 100.0
+        game[:, 6] = pot / big / 100.0
+        game[:, 7] = call / np.maximum(pot + call, 1)
+        return out
+
+
+class PrivilegedObservation(PublicObservation):
+    """The public observation plus every seat's hole cards (seats x 52) and the full board."""
+
+    @property
+    def size(self) -> int:
+        return self.public_size + 52 * self.seats + 52
+
+    def encode(self, batch: BatchedTables, tables: Int64s, viewers: Int64s) -> Floats:
+        public = super().encode(batch, tables, viewers)
+        k, n = tables.size, self.seats
+        extra = np.zeros((k, 52 * n + 52), dtype=np.float32)
+        rows = np.arange(k)
+        for offset in range(n):
+            seats = (viewers + offset) % n
+            holes = batch.hole_cards[tables, seats].astype(np.int64)
+            extra[rows, 52 * offset + holes[:, 0]] = 1.0
+            extra[rows, 52 * offset + holes[:, 1]] = 1.0
+        boards = batch.boards[tables].astype(np.int64)
+        for b in range(5):
+            extra[rows, 52 * n + boards[:, b]] = 1.0
+        return np.concatenate([public, extra], axis=1)
