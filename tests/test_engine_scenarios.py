@@ -23,7 +23,7 @@ from poolshark.cards.card import CardError, parse_cards
 from poolshark.cards.ranges import Range
 from poolshark.engine.config import GameConfig
 from poolshark.engine.pots import Pot
-from poolshark.engine.table import IllegalActionError, Street, Table
+from poolshark.engine.table import ForcedBets, IllegalActionError, Street, Table
 from poolshark.equity.exact import exact_equity
 
 BOARD = "2c3d7h9sTc"
@@ -925,3 +925,36 @@ def test_board_after_preflop_fold_out_is_empty() -> None:
     t = table(["AhAs", "KhKs"], [100, 100])
     play(t, (0, "f"))
     assert t.board == []
+
+
+def test_forced_bets_price_a_short_blind_at_its_full_size() -> None:
+    """A big blind all-in for less than the blind: the others still call the full blind."""
+    config = GameConfig(seats=3, small_blind=1, big_blind=2)
+    table = Table(config, [100, 100, 1], button=0, forced=ForcedBets((0, 1, 2)), seed=3)
+    assert table.bet == [0, 1, 1]
+    legal = table.legal()
+    assert (legal.seat, legal.call) == (0, 2)
+
+
+def test_forced_bets_first_to_act() -> None:
+    """Small blind equal to the big blind: the caller says who opens."""
+    config = GameConfig(seats=4, small_blind=2, big_blind=2)
+    table = Table(
+        config, [100] * 4, button=0, forced=ForcedBets((0, 2, 2, 0), first_to_act=3), seed=3
+    )
+    assert table.to_act == 3
+    default = Table(config, [100] * 4, button=0, forced=ForcedBets((0, 2, 2, 0)), seed=3)
+    assert default.to_act == 2  # left of the first largest blind, the small blind's seat 1
+    with pytest.raises(ValueError, match="forced bets"):
+        Table(config, [100] * 4, forced=ForcedBets((0, 2, 2, 0), first_to_act=4))
+
+
+def test_free_fold_only_when_asked_and_it_replays() -> None:
+    """Folding when checking is free is refused unless ``when_free``; the log replays."""
+    table = Table(GameConfig(seats=2), [100, 100], button=0, seed=4)
+    table.check_call()  # the button completes
+    with pytest.raises(IllegalActionError, match="may check"):
+        table.fold()
+    table.fold(when_free=True)
+    assert table.done
+    assert table.replay().result == table.result

@@ -86,13 +86,15 @@ class ForcedBets:
     """Per-seat forced bets, for hands whose posts differ from the config's (real histories).
 
     ``blinds`` are live bets in seat order (blinds, straddles, a new player's posted big
-    blind); ``dead`` is dead money per seat (antes, the dead part of a posted small blind).
-    Preflop action starts left of the first seat, clockwise from the button's left, that
-    posted the largest blind.
+    blind), at their full size: a short stack posts what it has, but the price to call is
+    the full blind. ``dead`` is dead money per seat (antes, the dead part of a posted small
+    blind). Preflop action starts at ``first_to_act`` when given, else left of the first
+    seat, clockwise from the button's left, that posted the largest blind.
     """
 
     blinds: tuple[int, ...]
     dead: tuple[int, ...] = ()
+    first_to_act: int | None = None
 
 
 @dataclass
@@ -129,6 +131,7 @@ class Table:
             len(forced.blinds) != n
             or len(forced.dead) not in (0, n)
             or min(*forced.blinds, *forced.dead) < 0
+            or forced.first_to_act not in (None, *range(n))
         ):
             raise ValueError(f"forced bets need {n} non-negative amounts per list, got {forced}")
         self.config = config
@@ -181,10 +184,11 @@ class Table:
         low, high = self._raise_bounds(seat, call)
         return Legal(seat, call > 0, call == 0, call, low, high)
 
-    def fold(self) -> None:
-        """The player to act folds (only when facing a bet)."""
+    def fold(self, *, when_free: bool = False) -> None:
+        """The player to act folds: only when facing a bet, unless ``when_free`` (some
+        sites, PokerStars among them, let a player fold when checking is free)."""
         legal = self.legal()
-        if not legal.can_fold:
+        if not legal.can_fold and not when_free:
             raise IllegalActionError(f"seat {legal.seat} may check; folding is not allowed")
         self.folded[legal.seat] = True
         self._record(legal.seat, Move.FOLD, 0)
@@ -263,7 +267,10 @@ class Table:
                 raise IllegalActionError(
                     f"log says seat {action['seat']} acts, but seat {table.to_act} is to act"
                 )
-            table.act(action["move"], action["amount"])
+            if action["move"] == Move.FOLD:
+                table.fold(when_free=True)  # a logged fold, even one where checking was free
+            else:
+                table.act(action["move"], action["amount"])
         return table
 
     def replay(self) -> Table:
@@ -303,8 +310,11 @@ class Table:
             self._put_in(seat, chips)
         largest = max(forced.blinds)
         order = [(self.button + 1 + i) % n for i in range(n)]
-        self.to_act = next(s for s in order if forced.blinds[s] == largest)
-        self.current_bet = max(self.bet)
+        opener = next(s for s in order if forced.blinds[s] == largest)
+        if forced.first_to_act is not None:
+            opener = (forced.first_to_act - 1) % n  # _advance moves on to the next seat
+        self.to_act = opener
+        self.current_bet = max(*self.bet, largest)
         self.increment = max(self.config.big_blind, largest)
         self.raises = 1
         self._advance()
@@ -478,7 +488,9 @@ class Table:
 def _forced_from_dict(data: dict[str, Any] | None) -> ForcedBets | None:
     if data is None:
         return None
-    return ForcedBets(tuple(data["blinds"]), tuple(data.get("dead", ())))
+    return ForcedBets(
+        tuple(data["blinds"]), tuple(data.get("dead", ())), data.get("first_to_act")
+    )
 
 
 def _deal(

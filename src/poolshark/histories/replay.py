@@ -1,0 +1,382 @@
+"""Replay a :class:`HandRecord` through the engine, and turn a played :class:`Table` into one.
+
+:func:`replay` is the judge of every record a reader produces: it seats the players with
+their recorded stacks and forced bets (``ForcedBets``), plays every recorded action on a
+:class:`Table` (which refuses anything the rules forbid), and checks what the site wrote
+against what the rules make of it: the call amounts and all-ins, the board, the total pot,
+the rake and every player's winnings (run it twice included). Unknown hole cards are
+allowed; such a player loses any showdown, which is what a muck means. The site's rake is
+replayed as a rake of exactly that many chips, taken from the main pot first.
+
+:func:`record_from_table` goes the other way, so simulated hands can be written by the
+PokerStars and PHH writers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Sized
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from poolshark.cards.card import CardError, check_disjoint
+from poolshark.cards.evaluator import evaluate_indices
+from poolshark.engine.config import Betting, GameConfig
+from poolshark.engine.pots import Pot, split_pot
+from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Table
+from poolshark.histories.record import HandRecord, HistoryError, RecordedAction, Seat
+
+Reveal = Literal["showdown", "all", "none"]
+
+#: Fixed-limit bets and raises per round (a bet and three raises), as PokerStars caps them.
+FIXED_LIMIT_CAP = 4
+
+
+def replay(record: HandRecord, *, check: bool = True) -> Table:
+    """Play the record on a :class:`Table` and return the finished table.
+
+    Raises :class:`HistoryError`: ``replay-illegal`` for an action the rules forbid or one
+    out of turn, ``replay-mismatch`` when the record disagrees with the replay (a call
+    amount, an all-in flag, the board, the pot, the rake or the winnings), ``malformed``
+    for a record whose shape is wrong. With ``check=False`` only the actions are checked.
+    """
+    _check_shape(record)
+    rake = _recorded_rake(record) if check else 0
+    table = _seat_players(record, rake)
+    for number, action in enumerate(record.actions, 1):
+        _play(table, action, number, record)
+    _finish_forced_checks(table)
+    if not table.done:
+        raise HistoryError("replay-mismatch", "the hand is not over after the last action")
+    if check:
+        _check_outcome(record, table, rake)
+    return table
+
+
+def _check_shape(record: HandRecord) -> None:
+    """Per-player lists of the right length and indices in range."""
+    n = record.players
+    if not 2 <= n <= 10:
+        raise HistoryError("malformed", f"{n} players (the engine seats 2 to 10)")
+    sized: dict[str, Sized] = {"blinds": record.blinds, "dead": record.dead}
+    if record.hole_cards:
+        sized["hole_cards"] = record.hole_cards
+    if record.winnings is not None:
+        sized["winnings"] = record.winnings
+    for name, values in sized.items():
+        if len(values) != n:
+            raise HistoryError("malformed", f"{name} has {len(values)} entries for {n} players")
+    if not 0 <= record.button < n:
+        raise HistoryError("malformed", f"button {record.button} is not a player")
+    if any(not 0 <= a.player < n for a in record.actions):
+        raise HistoryError("malformed", "an action names a player who is not seated")
+    if record.big_blind <= 0:
+        raise HistoryError("malformed", f"big blind {record.big_blind}")
+
+
+def _recorded_rake(record: HandRecord) -> int:
+    """The rake the site took: as recorded, else the pot less what was collected."""
+    if record.rake is not None:
+        return record.rake
+    if record.winnings is not None and record.total_pot is not None:
+        return record.total_pot - sum(record.winnings)
+    return 0
+
+
+def _seat_players(record: HandRecord, rake: int) -> Table:
+    """A table with the record's stacks, button, forced bets, known cards and rake."""
+    fixed = record.betting is Betting.FIXED_LIMIT
+    try:
+        config = GameConfig(
+            betting=record.betting,
+            seats=record.players,
+            small_blind=min(record.small_blind, record.big_blind),
+            big_blind=record.big_blind,
+            small_bet=(record.small_bet or None) if fixed else None,
+            big_bet=(record.big_bet or None) if fixed else None,
+            raise_cap=FIXED_LIMIT_CAP,
+            rake_percent=100.0 if rake > 0 else 0.0,
+            rake_cap=rake if rake > 0 else None,
+            no_flop_no_drop=False,
+        )
+        holes = record.hole_cards or ((),) * record.players
+        return Table(
+            config,
+            [seat.stack for seat in record.seats],
+            button=record.button,
+            hole_cards=[list(h) for h in holes],
+            board=list(record.board[:5]),
+            seed=0,
+            forced=ForcedBets(record.blinds, record.dead),
+        )
+    except (ValueError, CardError) as error:  # pydantic's ValidationError is a ValueError
+        raise HistoryError("malformed", f"cannot seat the hand: {_one_line(error)}") from None
+
+
+def _play(table: Table, action: RecordedAction, number: int, record: HandRecord) -> None:
+    """One recorded action on the table, checked against the turn, street and amounts."""
+    where = f"action {number} ({_describe(action, record)})"
+    if table.done:
+        raise HistoryError("replay-illegal", f"{where} comes after the hand is over")
+    if action.street != table.street:
+        raise HistoryError(
+            "replay-illegal",
+            f"{where} is on the {action.street.name.lower()}, but the"
+            f" betting is on the {table.street.name.lower()}",
+        )
+    if action.player != table.to_act:
+        actor = record.seats[table.to_act].player
+        raise HistoryError("replay-illegal", f"{where} is out of turn: {actor!r} is to act")
+    all_in = _goes_all_in(table, action.move, action.amount)
+    try:
+        match action.move:
+            case Move.FOLD:
+                _fold(table)
+            case Move.CHECK_CALL:
+                owed = table.legal().call
+                if action.amount != owed:
+                    raise HistoryError(
+                        "replay-mismatch", f"{where} puts in {action.amount}, but owes {owed}"
+                    )
+                table.check_call()
+            case Move.RAISE:
+                table.raise_to(action.amount)
+    except IllegalActionError as error:
+        raise HistoryError("replay-illegal", f"{where}: {error}") from None
+    if action.all_in != all_in:
+        state = "is" if all_in else "is not"
+        raise HistoryError("replay-mismatch", f"{where}: the player {state} all-in")
+
+
+def _goes_all_in(table: Table, move: Move, amount: int) -> bool:
+    """Whether the action about to be played puts in the player's last chip (asked before
+    playing it: once the hand ends, the stacks hold the winnings)."""
+    seat = table.to_act
+    if move is Move.FOLD:
+        return False
+    chips = amount if move is Move.CHECK_CALL else amount - table.bet[seat]
+    return chips > 0 and chips == table.stack[seat]
+
+
+def _fold(table: Table) -> None:
+    """Fold, also when checking is free: PokerStars lets a player do that."""
+    table.fold(when_free=True)
+
+
+def _finish_forced_checks(table: Table) -> None:
+    """Play the checks sites never write: the last player able to act, facing no bet, with
+    everyone else all-in or folded (the engine still asks for the check)."""
+    while not table.done:
+        legal = table.legal()
+        others = [s for s in range(table.seats) if s != legal.seat and not table.folded[s]]
+        if legal.call or any(table.stack[s] > 0 for s in others):
+            return
+        table.check_call()
+
+
+def _check_outcome(record: HandRecord, table: Table, rake: int) -> None:
+    """Board, total pot, rake and winnings against what the replay produced."""
+    result = table.result
+    assert result is not None  # the table is done
+    shown = len(table.board)
+    if len(record.board) != shown:
+        raise HistoryError(
+            "replay-mismatch", f"the board has {len(record.board)} cards, the hand dealt {shown}"
+        )
+    pot = sum(table.total)
+    if record.total_pot is not None and record.total_pot != pot:
+        raise HistoryError("replay-mismatch", f"total pot {record.total_pot}, replay {pot}")
+    if rake < 0:
+        raise HistoryError("replay-mismatch", f"the players collect {-rake} more than the pot")
+    if rake > pot:
+        raise HistoryError("replay-mismatch", f"rake {rake} out of a pot of {pot}")
+    if record.winnings is None:
+        return
+    if record.second_board:
+        if len(record.second_board) != 5 or not result.showdown:
+            raise HistoryError("replay-mismatch", "a second board without an all-in showdown")
+        shared = sum(a == b for a, b in zip(record.board, record.second_board, strict=False))
+        try:
+            check_disjoint(*record.hole_cards, record.board, record.second_board[shared:])
+        except CardError as error:
+            raise HistoryError("malformed", f"second board: {error}") from None
+        paid = _run_twice_payouts(record, table, result.pots)
+    else:
+        paid = [
+            s - s0 + t
+            for s, s0, t in zip(table.stack, table.starting_stacks, table.total, strict=True)
+        ]
+    won = list(record.winnings)
+    if sum(won) != pot - result.rake:
+        raise HistoryError(
+            "replay-mismatch",
+            f"collected {sum(won)} out of a pot of {pot} less rake {result.rake}",
+        )
+    if won != paid and not _undecided(record, table, result.pots, won):
+        raise HistoryError("replay-mismatch", f"winnings {won}, the replay pays {paid}")
+
+
+def _undecided(record: HandRecord, table: Table, pots: Sequence[Pot], won: list[int]) -> bool:
+    """Whether the record's winnings may stand although the replay pays otherwise: some pot
+    is contested only by unknown hands (so the rules cannot name its winner), and every
+    winner is a player still in the hand."""
+    holes = record.hole_cards or ((),) * record.players
+    if not any(len(p.eligible) > 1 and not any(holes[s] for s in p.eligible) for p in pots):
+        return False
+    return all(not table.folded[s] for s, chips in enumerate(won) if chips > 0)
+
+
+def _run_twice_payouts(record: HandRecord, table: Table, pots: Sequence[Pot]) -> list[int]:
+    """Collected chips when the board is run twice: each (raked) pot splits in halves, the
+    odd chip to the first run, and each half goes to that board's best hands."""
+    holes = record.hole_cards or ((),) * record.players
+    paid = [0] * record.players
+    for board, share in ((record.board, 0), (record.second_board, 1)):
+        for pot in pots:
+            amount = pot.amount // 2 if share else pot.amount - pot.amount // 2
+            values = {
+                s: evaluate_indices([*holes[s], *board]) if holes[s] else 0 for s in pot.eligible
+            }
+            best = max(values.values())
+            winners = [s for s, v in values.items() if v == best]
+            for seat, chips in split_pot(amount, winners, table.button, table.seats).items():
+                paid[seat] += chips
+    return paid
+
+
+def _describe(action: RecordedAction, record: HandRecord) -> str:
+    """Words for an action in error messages."""
+    name = record.seats[action.player].player if action.player < record.players else "?"
+    if action.move is Move.FOLD:
+        return f"{name!r} folds"
+    if action.move is Move.CHECK_CALL:
+        return f"{name!r} calls {action.amount}" if action.amount else f"{name!r} checks"
+    return f"{name!r} raises to {action.amount}"
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
+
+
+# -- tables to records --------------------------------------------------------------------
+
+
+def record_from_table(
+    table: Table,
+    *,
+    site: str,
+    hand_id: str,
+    names: Sequence[str] | None = None,
+    seat_numbers: Sequence[int] | None = None,
+    time: datetime | None = None,
+    table_name: str | None = None,
+    max_seats: int | None = None,
+    hero: int | None = None,
+    reveal: Reveal = "showdown",
+    unit: Decimal = Decimal("0.01"),
+    currency: str = "USD",
+    fast_fold: bool = False,
+) -> HandRecord:
+    """The record a site would write for a finished hand played on ``table``.
+
+    ``reveal`` says which hole cards the record keeps, as a site shows them: ``showdown``
+    (the hero's and those of every player in a showdown), ``all`` (everyone's; PHH can
+    write them, PokerStars text cannot for folded players) or ``none`` (the hero's only).
+    The engine's checks by a player whom everyone else has left all-in are not recorded
+    (sites do not write them; :func:`replay` plays them back). Blinds and antes are the
+    nominal forced bets; a stack too short for one posts what it has.
+    """
+    if not table.done or table.result is None:
+        raise ValueError("the hand is not over")
+    n = table.seats
+    names = list(names) if names is not None else [f"Player{i + 1}" for i in range(n)]
+    numbers = list(seat_numbers) if seat_numbers is not None else list(range(1, n + 1))
+    if len(names) != n or len(numbers) != n:
+        raise ValueError(f"need {n} names and seat numbers")
+    if hero is not None and not 0 <= hero < n:
+        raise ValueError(f"hero {hero} is not a seat")
+    config = table.config
+    blinds, dead = _nominal_forced_bets(table)
+    live = [not f for f in table.folded]
+    showdown = table.result.showdown
+    holes: list[tuple[int, ...]] = []
+    for seat, cards in enumerate(table.hole_cards):
+        shown = (
+            reveal == "all" or seat == hero or (reveal == "showdown" and showdown and live[seat])
+        )
+        holes.append(tuple(cards) if shown else ())
+    paid = [
+        s - s0 + t for s, s0, t in zip(table.stack, table.starting_stacks, table.total, strict=True)
+    ]
+    fixed = config.betting is Betting.FIXED_LIMIT
+    return HandRecord(
+        site=site,
+        hand_id=hand_id,
+        seats=tuple(Seat(numbers[i], names[i], table.starting_stacks[i]) for i in range(n)),
+        button=table.button,
+        small_blind=config.small_blind,
+        big_blind=config.big_blind,
+        blinds=blinds,
+        dead=dead,
+        actions=_recorded_actions(table),
+        board=tuple(table.board),
+        hole_cards=tuple(holes),
+        winnings=tuple(paid),
+        rake=table.result.rake,
+        ante=min(dead),
+        betting=config.betting,
+        unit=unit,
+        currency=currency,
+        time=time,
+        table=table_name,
+        max_seats=max_seats,
+        hero=hero,
+        total_pot=sum(table.total),
+        fast_fold=fast_fold,
+        small_bet=config.bet_unit(0) if fixed else 0,
+        big_bet=config.bet_unit(2) if fixed else 0,
+    )
+
+
+def _nominal_forced_bets(table: Table) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(live blinds, dead money) per seat as the rules ask for them, before stack limits."""
+    n = table.seats
+    if table.forced is not None:
+        dead = table.forced.dead or (0,) * n
+        return tuple(table.forced.blinds), tuple(dead)
+    config = table.config
+    blinds = [0] * n
+    if n == 2:
+        small, big = table.button, (table.button + 1) % n
+    else:
+        small, big = (table.button + 1) % n, (table.button + 2) % n
+    blinds[small] = config.small_blind
+    blinds[big] = config.big_blind
+    if config.straddle:
+        blinds[(big + 1) % n] = config.straddle
+    return tuple(blinds), (config.ante,) * n
+
+
+def _recorded_actions(table: Table) -> tuple[RecordedAction, ...]:
+    """The table's log with all-in flags, less the checks no site writes (see above)."""
+    fresh = Table(
+        table.config,
+        table.starting_stacks,
+        button=table.button,
+        hole_cards=table.hole_cards,
+        board=table.board_cards,
+        forced=table.forced,
+    )
+    out = []
+    for action in table.log:
+        seat = action.seat
+        others_stuck = all(
+            fresh.folded[s] or fresh.stack[s] == 0 for s in range(fresh.seats) if s != seat
+        )
+        forced_check = action.move is Move.CHECK_CALL and action.amount == 0 and others_stuck
+        all_in = _goes_all_in(fresh, action.move, action.amount)
+        fresh.act(action.move, action.amount)
+        if forced_check:
+            continue
+        out.append(RecordedAction(action.street, seat, action.move, action.amount, all_in))
+    return tuple(out)
