@@ -39,6 +39,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/equity.py --quick
 	$(BIN)/python benchmarks/equity_matrix.py --quick
 	$(BIN)/python benchmarks/shove_fold.py --quick
+	$(BIN)/python benchmarks/engine.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
