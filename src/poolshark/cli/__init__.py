@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from poolshark.cli import cards, demo, equity, solve
+from poolshark.cli import cards, data, demo, equity, ingest, solve
 
 app = typer.Typer(
     name="poolshark",
@@ -17,6 +17,8 @@ app.add_typer(equity.app, name="equity")
 app.add_typer(solve.app, name="solve")
 app.command("hand")(cards.hand)
 app.command("demo")(demo.demo)
+app.command("ingest")(ingest.ingest_command)
+app.add_typer(data.app, name="data")
 
 
 def main() -> None:

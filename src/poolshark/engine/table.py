@@ -488,9 +488,7 @@ class Table:
 def _forced_from_dict(data: dict[str, Any] | None) -> ForcedBets | None:
     if data is None:
         return None
-    return ForcedBets(
-        tuple(data["blinds"]), tuple(data.get("dead", ())), data.get("first_to_act")
-    )
+    return ForcedBets(tuple(data["blinds"]), tuple(data.get("dead", ())), data.get("first_to_act"))
 
 
 def _deal(

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 from scipy.optimize import linprog
 
 from poolshark.cards.combos import CLASS_SIZE, N_CLASSES, N_COMBOS
+
+if TYPE_CHECKING:
+    import torch
 from poolshark.solve.shove_fold import (
     Exploitability,
     Payoffs,
@@ -92,6 +95,8 @@ def solve_gradient(
 ) -> Solution:
     """Both seats by gradient descent on the opponent's best-response value (torch)."""
     started = time.perf_counter()
+    import torch  # imported here so the command line starts without loading torch
+
     generator = torch.Generator().manual_seed(seed)
     call_matrix = torch.as_tensor(payoffs.call_matrix, device=device)
     gain = torch.as_tensor(payoffs.gain, device=device)

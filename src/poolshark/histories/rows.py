@@ -1,0 +1,1044 @@
+"""Decision rows: the public state immediately before every voluntary action, as a table.
+
+One row per recorded action (blind and ante posts are not actions): who acts from where,
+stacks, pot, price, how many players are in and still to act, the board, the betting so
+far as a compact string, and what the player did. The columns and their meaning are in
+``docs/histories.md`` ("Decision rows"); :data:`ROW_SCHEMA` is the typed polars schema.
+
+Two builders produce the same frame:
+
+* :func:`build_rows` flattens many records into arrays and runs one compiled pass
+  (:func:`_track_hands`) over all their actions; it is the one ingestion uses.
+* :func:`reference_rows` replays each record through the engine's readable
+  :class:`~poolshark.engine.table.Table` and reads the state before each action; tests
+  compare the two on real and random hands.
+
+The compiled pass also checks each hand's betting (order of play, streets, amounts, legal
+raises) the way ``Table`` does; a hand it cannot follow gets a ``rows-...`` reason and no
+rows, so callers can quarantine it.
+
+History encoding (column ``history``): the betting before this action, streets separated
+by ``/`` (a trailing ``/`` once a new street has begun). Each action is one token: ``f``
+fold, ``k`` check, ``c`` call, ``b<x>`` bet (nothing to call on the street yet), ``r<x>``
+raise; ``<x>`` is the street total bet to, in big blinds, rounded to two decimals with
+trailing zeros dropped; a trailing ``a`` marks an all-in. Preflop ``r2.5fc/kb3r9ac`` reads:
+raise to 2.5 bb, fold, call; flop: check, bet 3 bb, raise all-in to 9 bb, call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numba as nb
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+import pyarrow as pa
+
+from poolshark.engine.config import Betting, GameConfig
+from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Street, Table
+from poolshark.histories.record import HandRecord, HistoryError
+
+Int64s = npt.NDArray[np.int64]
+Int16s = npt.NDArray[np.int16]
+Int8s = npt.NDArray[np.int8]
+UInt8s = npt.NDArray[np.uint8]
+
+DEFAULT_SALT = "poolshark"
+"""Salt of :func:`anonymize` unless one is given. It is public, so the ids it makes are
+only pseudonyms; pass a secret salt to make them unlinkable to the names."""
+
+MAX_SEATS = 10
+POSITIONS = ("BTN", "SB", "BB", "UTG", "UTG+1", "UTG+2", "MP", "MP+1", "HJ", "CO")
+STREETS = ("preflop", "flop", "turn", "river")
+ACTIONS = ("fold", "check-call", "bet-raise")
+BETTINGS = (Betting.NO_LIMIT.value, Betting.FIXED_LIMIT.value)
+_MIDDLE_BY_COUNT: dict[int, tuple[str, ...]] = {
+    0: (),
+    1: ("CO",),
+    2: ("HJ", "CO"),
+    3: ("UTG", "HJ", "CO"),
+    4: ("UTG", "MP", "HJ", "CO"),
+    5: ("UTG", "UTG+1", "MP", "HJ", "CO"),
+    6: ("UTG", "UTG+1", "UTG+2", "MP", "HJ", "CO"),
+    7: ("UTG", "UTG+1", "UTG+2", "MP", "MP+1", "HJ", "CO"),
+}
+
+_COLUMNS: dict[str, pl.DataType] = {
+    "site": pl.String(),
+    "hand_id": pl.String(),
+    "action_index": pl.UInt16(),
+    "seat": pl.UInt8(),
+    "seat_number": pl.UInt8(),
+    "position": pl.Enum(POSITIONS),
+    "players": pl.UInt8(),
+    "player_id": pl.String(),
+    "betting": pl.Enum(BETTINGS),
+    "small_blind": pl.Int64(),
+    "big_blind": pl.Int64(),
+    "ante": pl.Int64(),
+    "street": pl.Enum(STREETS),
+    "board": pl.List(pl.UInt8()),
+    "hole_cards": pl.Array(pl.UInt8(), 2),
+    "stack": pl.Int64(),
+    "pot": pl.Int64(),
+    "to_call": pl.Int64(),
+    "stack_bb": pl.Float32(),
+    "pot_bb": pl.Float32(),
+    "to_call_bb": pl.Float32(),
+    "players_alive": pl.UInt8(),
+    "players_to_act": pl.UInt8(),
+    "history": pl.String(),
+    "action": pl.Enum(ACTIONS),
+    "amount": pl.Int64(),
+    "amount_bb": pl.Float32(),
+    "amount_pot": pl.Float32(),
+    "raise_to": pl.Int64(),
+    "raise_pot": pl.Float32(),
+    "all_in": pl.Boolean(),
+}
+ROW_SCHEMA = pl.Schema(_COLUMNS)
+"""The columns of a decision-row frame, in order (see ``docs/histories.md``)."""
+
+_MOVE_CODES = {Move.FOLD: 0, Move.CHECK_CALL: 1, Move.RAISE: 2}
+_ACTION_OF_TOKEN = np.array([0, 1, 1, 2, 2], dtype=np.int64)  # f k c b r -> ACTIONS
+
+# Reasons for hands the compiled pass cannot follow, by error code.
+_REASONS = {
+    1: ("rows-seats", "needs 2 to 10 players with positive stacks and a button among them"),
+    2: ("rows-player", "an action names a player who is not at the table"),
+    3: ("rows-after-end", "an action comes after the hand is over"),
+    4: ("rows-street", "an action is recorded on the wrong street"),
+    5: ("rows-order", "a player acts out of turn"),
+    7: ("rows-call-amount", "a call's amount is not what the player owed"),
+    8: ("rows-raise-not-allowed", "a player raises when raising is closed to them"),
+    9: ("rows-raise-amount", "a raise is smaller than the rules allow or bigger than the stack"),
+    10: ("rows-incomplete", "the actions end while a player still has to act"),
+    11: ("rows-board", "the board has too few cards for a street that was played"),
+    12: ("rows-move", "an action of unknown kind"),
+}
+
+
+# -- positions and ids ----------------------------------------------------------------------
+
+
+def position_name(seat: int, button: int, players: int) -> str:
+    """Position of ``seat`` at a table of ``players`` with the button at ``button``.
+
+    Counted from the button: BTN, SB, BB, then the others in preflop order, named (from
+    the button backwards) CO, HJ, MP, ... and UTG for the first to act; heads-up the
+    button posts the small blind and is called BTN.
+    """
+    if not 2 <= players <= MAX_SEATS:
+        raise ValueError(f"positions are named for 2 to {MAX_SEATS} players, not {players}")
+    offset = (seat - button) % players
+    if players == 2:
+        return ("BTN", "BB")[offset]
+    if offset < 3:
+        return POSITIONS[offset]
+    return _MIDDLE_BY_COUNT[players - 3][offset - 3]
+
+
+def _position_codes() -> Int8s:
+    """``[players, offset from button] -> index into POSITIONS`` (-1 where no seat)."""
+    codes = np.full((MAX_SEATS + 1, MAX_SEATS), -1, dtype=np.int8)
+    for players in range(2, MAX_SEATS + 1):
+        for offset in range(players):
+            codes[players, offset] = POSITIONS.index(position_name(offset, 0, players))
+    return codes
+
+
+_POSITION_CODES = _position_codes()
+
+
+@lru_cache(maxsize=1 << 18)
+def anonymize(site: str, player: str, salt: str = DEFAULT_SALT) -> str:
+    """A stable pseudonym for a player: 16 hex digits of a keyed BLAKE2b of site and name.
+
+    The same site, name and salt always give the same id; without the salt the name cannot
+    be recovered from it (other than by guessing names and salts).
+    """
+    key = salt.encode()[:64]
+    digest = hashlib.blake2b(f"{site}\x00{player}".encode(), key=key, digest_size=8)
+    return digest.hexdigest()
+
+
+# -- flattening -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandArrays:
+    """Many records flattened into arrays: per hand, per seat (player) and per action.
+
+    ``seat_start`` and ``action_start`` are offsets (length hands + 1) into the seat and
+    action arrays. Cards are ints 0..51, -1 where there is none or it is unknown.
+    """
+
+    seat_start: Int64s
+    action_start: Int64s
+    button: Int64s
+    small_blind: Int64s
+    big_blind: Int64s
+    fixed_limit: Int8s
+    limit_bets: Int64s  # (hands, 2): fixed-limit small and big bet; zeros in no-limit
+    board: Int16s  # (hands, 5)
+    stack: Int64s
+    blind: Int64s
+    dead: Int64s
+    hole: Int16s  # (seats, 2)
+    street: Int8s
+    player: Int64s
+    move: Int8s
+    amount: Int64s
+
+    @classmethod
+    def of(cls, records: Sequence[HandRecord]) -> HandArrays:
+        """Flatten records (one Python pass over their seats and actions, no state)."""
+        players = [r.players for r in records]
+        moves = _MOVE_CODES
+        stacks: list[int] = []
+        blinds: list[int] = []
+        dead: list[int] = []
+        holes: list[tuple[int, int]] = []
+        streets: list[int] = []
+        actors: list[int] = []
+        codes: list[int] = []
+        amounts: list[int] = []
+        boards = np.full((len(records), 5), -1, dtype=np.int16)
+        for index, record in enumerate(records):
+            n = len(record.seats)
+            stacks.extend([seat.stack for seat in record.seats])
+            blinds.extend(_padded(record.blinds, n))
+            dead.extend(_padded(record.dead, n))
+            holes.extend(_holes(record.hole_cards, n))
+            actions = record.actions
+            streets.extend([a.street for a in actions])
+            actors.extend([a.player for a in actions])
+            codes.extend([moves.get(a.move, 3) for a in actions])
+            amounts.extend([a.amount for a in actions])
+            board = record.board[:5]
+            if board:
+                boards[index, : len(board)] = board
+        return cls(
+            seat_start=_offsets(players),
+            action_start=_offsets([len(r.actions) for r in records]),
+            button=np.array([r.button for r in records], dtype=np.int64),
+            small_blind=np.array([r.small_blind for r in records], dtype=np.int64),
+            big_blind=np.array([r.big_blind for r in records], dtype=np.int64),
+            fixed_limit=np.array(
+                [r.betting is Betting.FIXED_LIMIT for r in records], dtype=np.int8
+            ),
+            limit_bets=np.array([_limit_bets(r) for r in records], dtype=np.int64).reshape(-1, 2),
+            board=boards,
+            stack=np.array(stacks, dtype=np.int64),
+            blind=np.array(blinds, dtype=np.int64),
+            dead=np.array(dead, dtype=np.int64),
+            hole=np.array(holes, dtype=np.int16).reshape(-1, 2),
+            street=np.array(streets, dtype=np.int8),
+            player=np.array(actors, dtype=np.int64),
+            move=np.array(codes, dtype=np.int8),
+            amount=np.array(amounts, dtype=np.int64),
+        )
+
+
+def _limit_bets(record: HandRecord) -> tuple[int, int]:
+    """A fixed-limit game's small and big bet (by default the big blind and twice it)."""
+    if record.betting is not Betting.FIXED_LIMIT:
+        return (0, 0)
+    small = record.small_bet or record.big_blind
+    return (small, record.big_bet or 2 * small)
+
+
+def _offsets(counts: list[int]) -> Int64s:
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def _padded(values: tuple[int, ...], n: int) -> tuple[int, ...] | list[int]:
+    """A per-player list of length ``n`` (missing entries are 0)."""
+    if len(values) == n:
+        return values
+    return [*values[:n], *([0] * (n - len(values)))]
+
+
+def _holes(hole_cards: tuple[tuple[int, ...], ...], n: int) -> list[tuple[int, int]]:
+    """Two cards per player, ``(-1, -1)`` where unknown."""
+    unknown = (-1, -1)
+    holes = [(h[0], h[1]) if len(h) == 2 else unknown for h in hole_cards[:n]]
+    holes.extend([unknown] * (n - len(holes)))
+    return holes
+
+
+# -- the compiled pass ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Tracked:
+    """What :func:`_track_hands` returns: per action (row), per hand, and the byte buffers."""
+
+    stack: Int64s
+    pot: Int64s
+    to_call: Int64s
+    alive: Int8s
+    to_act: Int8s  # other players still to act
+    code: Int8s  # 0 fold, 1 check, 2 call, 3 bet, 4 raise
+    put_in: Int64s
+    raise_to: Int64s
+    current: Int64s
+    all_in: Int8s
+    error: Int8s  # per hand, 0 when the hand is consistent
+    error_action: Int64s  # per hand, the action the error was found at (-1: none)
+    history_offsets: Int64s
+    history_bytes: UInt8s
+    board_offsets: Int64s
+    board_cards: UInt8s
+
+
+# Per-hand scalars of the compiled pass, kept in one small array so helpers can update them.
+_STREET, _TO_ACT, _CURRENT, _INCREMENT, _RAISES, _OVER, _LENGTH = range(7)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _must_act(
+    s: int, folded: Int8s, stack: Int64s, acted: Int8s, bet: Int64s, current: int
+) -> bool:
+    """Whether ``Table`` would ask seat ``s`` to act this round."""
+    return not folded[s] and stack[s] > 0 and not (acted[s] and bet[s] == current)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _unrecorded_check(
+    s: int, n: int, folded: Int8s, stack: Int64s, acted: Int8s, bet: Int64s, current: int
+) -> bool:
+    """Whether seat ``s`` must act but only to check with everyone else all-in: ``Table``
+    asks for that check, sites neither ask nor record it."""
+    if not _must_act(s, folded, stack, acted, bet, current) or bet[s] != current:
+        return False
+    able_others = 0
+    for t in range(n):
+        if t != s and not folded[t] and stack[t] > 0:
+            able_others += 1
+    return able_others == 0
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _next_to_act(
+    after: int, n: int, folded: Int8s, stack: Int64s, acted: Int8s, bet: Int64s, current: int
+) -> int:
+    """The first seat clockwise after ``after`` that must act, or -1 (round over)."""
+    for step in range(1, n + 1):
+        s = (after + step) % n
+        if _must_act(s, folded, stack, acted, bet, current):
+            return s
+    return -1
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _return_uncalled(n: int, bet: Int64s, total: Int64s, stack: Int64s) -> None:
+    """Give back the part of the largest bet nobody matched (``Table._return_uncalled``)."""
+    top = 0
+    for s in range(1, n):
+        if bet[s] > bet[top]:
+            top = s
+    second = 0
+    for s in range(n):
+        if s != top and bet[s] > second:
+            second = bet[s]
+    excess = bet[top] - second
+    if excess > 0:
+        bet[top] -= excess
+        total[top] -= excess
+        stack[top] += excess
+
+
+@nb.njit(cache=True, nogil=True)
+def _advance(
+    after: int,
+    n: int,
+    button: int,
+    big_blind: int,
+    state: Int64s,
+    stack: Int64s,
+    bet: Int64s,
+    total: Int64s,
+    faced: Int64s,
+    folded: Int8s,
+    acted: Int8s,
+    line: UInt8s,
+) -> None:
+    """After seat ``after`` acted: the next player, the next street (a ``/`` in the
+    history line), or the end of the hand, as ``Table._advance`` does."""
+    alive = 0
+    able = 0
+    for s in range(n):
+        if not folded[s]:
+            alive += 1
+    if alive == 1:
+        _return_uncalled(n, bet, total, stack)
+        state[_OVER] = 1
+        return
+    state[_TO_ACT] = _next_to_act(after, n, folded, stack, acted, bet, state[_CURRENT])
+    if state[_TO_ACT] >= 0:
+        return
+    _return_uncalled(n, bet, total, stack)
+    for s in range(n):
+        if not folded[s] and stack[s] > 0:
+            able += 1
+    if state[_STREET] == 3 or able <= 1:
+        state[_OVER] = 1
+        return
+    state[_STREET] += 1
+    line[state[_LENGTH]] = 47  # /
+    state[_LENGTH] += 1
+    for s in range(n):
+        bet[s] = 0
+        acted[s] = 0
+        faced[s] = 0
+    state[_CURRENT] = 0
+    state[_INCREMENT] = big_blind
+    state[_RAISES] = 0
+    state[_TO_ACT] = _next_to_act(button, n, folded, stack, acted, bet, 0)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _write_int(buffer: UInt8s, at: int, value: int) -> int:
+    """Write ``value >= 0`` in decimal at ``at``; return the position after it."""
+    digits = 1
+    probe = value
+    while probe >= 10:
+        probe //= 10
+        digits += 1
+    for i in range(digits - 1, -1, -1):
+        buffer[at + i] = 48 + value % 10
+        value //= 10
+    return at + digits
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _write_token(buffer: UInt8s, at: int, code: int, to: int, big_blind: int, all_in: bool) -> int:
+    """Write one history token (``f k c b<x> r<x>``, ``a`` if all-in); return the end."""
+    buffer[at] = (102, 107, 99, 98, 114)[code]  # f k c b r
+    at += 1
+    if code >= 3:
+        hundredths = (2 * 100 * to + big_blind) // (2 * big_blind)  # rounded half up
+        at = _write_int(buffer, at, hundredths // 100)
+        fraction = hundredths % 100
+        if fraction:
+            buffer[at] = 46  # .
+            buffer[at + 1] = 48 + fraction // 10
+            at += 2
+            if fraction % 10:
+                buffer[at] = 48 + fraction % 10
+                at += 1
+    if all_in:
+        buffer[at] = 97  # a
+        at += 1
+    return at
+
+
+TOKEN_BYTES = 28
+"""Most bytes one history token takes (a letter, 20 digits, a point, 2 digits, ``a``, a
+street separator), used to size the history buffers."""
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _bet_unit(limit_bets: Int64s, street: int, increment: int) -> int:
+    """The smallest raise that reopens the betting (``Table._full_raise_size``):
+    ``limit_bets`` holds a fixed-limit game's small and big bet, zeros in no-limit."""
+    if limit_bets[0]:
+        return int(limit_bets[0] if street < 2 else limit_bets[1])
+    return increment
+
+
+@nb.njit(cache=True, nogil=True)
+def _raise_code(
+    p: int,
+    to: int,
+    n: int,
+    limit_bets: Int64s,
+    state: Int64s,
+    stack: Int64s,
+    bet: Int64s,
+    folded: Int8s,
+    acted: Int8s,
+    faced: Int64s,
+) -> int:
+    """0 when player ``p`` may raise to ``to`` now (``Table._raise_bounds``), else the error."""
+    current = state[_CURRENT]
+    owed = min(current - bet[p], stack[p])
+    others = 0
+    alive = 0
+    for s in range(n):
+        if not folded[s]:
+            alive += 1
+            if s != p and stack[s] > 0:
+                others += 1
+    full = _bet_unit(limit_bets, state[_STREET], state[_INCREMENT])
+    reopened = acted[p] == 0 or current - faced[p] >= full
+    if stack[p] <= owed or others == 0 or not reopened:
+        return 8
+    most = bet[p] + stack[p]
+    if limit_bets[0]:
+        if alive != 2 and state[_RAISES] >= 4:  # the default cap: a bet and three raises
+            return 8
+        return 0 if to == min(current + full, most) else 9
+    least = min(current + state[_INCREMENT], most)
+    return 0 if least <= to <= most else 9
+
+
+@nb.njit(cache=True, nogil=True)
+def _track_hands(
+    seat_start: Int64s,
+    action_start: Int64s,
+    button: Int64s,
+    big_blind: Int64s,
+    limit_bets: Int64s,
+    board: Int16s,
+    seat_stack: Int64s,
+    seat_blind: Int64s,
+    seat_dead: Int64s,
+    street_of: Int8s,
+    player_of: Int64s,
+    move_of: Int8s,
+    amount_of: Int64s,
+) -> tuple[Any, ...]:
+    """Follow every hand's betting action by action, recording the state before each.
+
+    Mirrors ``Table`` (posting, order of play, raise rules, uncalled bets, streets) and
+    stops a hand at the first action it cannot follow, with an error code.
+    """
+    hands = button.shape[0]
+    actions = street_of.shape[0]
+    longest = 0
+    capacity = 0
+    for h in range(hands):
+        count = action_start[h + 1] - action_start[h]
+        longest = max(longest, count)
+        capacity += count * count * TOKEN_BYTES
+    out_stack = np.zeros(actions, np.int64)
+    out_pot = np.zeros(actions, np.int64)
+    out_call = np.zeros(actions, np.int64)
+    out_alive = np.zeros(actions, np.int8)
+    out_waiting = np.zeros(actions, np.int8)
+    out_code = np.zeros(actions, np.int8)
+    out_put = np.zeros(actions, np.int64)
+    out_to = np.zeros(actions, np.int64)
+    out_current = np.zeros(actions, np.int64)
+    out_all_in = np.zeros(actions, np.int8)
+    error = np.zeros(hands, np.int8)
+    error_action = np.full(hands, -1, np.int64)
+    history_offsets = np.zeros(actions + 1, np.int64)
+    history = np.empty(capacity, np.uint8)
+    board_offsets = np.zeros(actions + 1, np.int64)
+    board_cards = np.empty(5 * actions, np.uint8)
+    line = np.empty(TOKEN_BYTES * (longest + 1), np.uint8)  # this hand's history so far
+    state = np.zeros(7, np.int64)
+    stack = np.zeros(MAX_SEATS, np.int64)
+    bet = np.zeros(MAX_SEATS, np.int64)
+    total = np.zeros(MAX_SEATS, np.int64)
+    faced = np.zeros(MAX_SEATS, np.int64)
+    folded = np.zeros(MAX_SEATS, np.int8)
+    acted = np.zeros(MAX_SEATS, np.int8)
+    cursor = 0
+    board_cursor = 0
+    for h in range(hands):
+        base = seat_start[h]
+        n = seat_start[h + 1] - base
+        first = action_start[h]
+        last = action_start[h + 1]
+        bb = big_blind[h]
+        btn = button[h]
+        bets = limit_bets[h]
+        code = 0 if 2 <= n <= MAX_SEATS and 0 <= btn < n and bb > 0 else 1
+        for s in range(n if code == 0 else 0):
+            if seat_stack[base + s] <= 0:
+                code = 1
+        done = first  # actions before this one were followed
+        if code == 0:
+            # Forced bets: dead money, then live blinds; a short stack posts what it has.
+            state[:] = 0
+            largest = 0
+            for s in range(n):
+                stack[s] = seat_stack[base + s]
+                bet[s] = 0
+                faced[s] = 0
+                folded[s] = 0
+                acted[s] = 0
+                total[s] = min(seat_dead[base + s], stack[s])
+                stack[s] -= total[s]
+            for s in range(n):
+                paid = min(seat_blind[base + s], stack[s])
+                stack[s] -= paid
+                bet[s] = paid
+                total[s] += paid
+                largest = max(largest, seat_blind[base + s])
+            state[_CURRENT] = largest  # a short blind posts what it has; the price is full
+            state[_INCREMENT] = max(bb, largest)
+            state[_RAISES] = 1
+            anchor = btn
+            for step in range(1, n + 1):
+                if seat_blind[base + (btn + step) % n] == largest:
+                    anchor = (btn + step) % n
+                    break
+            _advance(anchor, n, btn, bb, state, stack, bet, total, faced, folded, acted, line)
+            for a in range(first, last + 1):
+                p = player_of[a] if a < last else -1
+                while (
+                    not state[_OVER]
+                    and state[_TO_ACT] != p
+                    and _unrecorded_check(
+                        state[_TO_ACT], n, folded, stack, acted, bet, state[_CURRENT]
+                    )
+                ):
+                    acted[state[_TO_ACT]] = 1
+                    faced[state[_TO_ACT]] = state[_CURRENT]
+                    _advance(
+                        state[_TO_ACT],
+                        n,
+                        btn,
+                        bb,
+                        state,
+                        stack,
+                        bet,
+                        total,
+                        faced,
+                        folded,
+                        acted,
+                        line,
+                    )
+                if a == last:
+                    if not state[_OVER]:
+                        code = 10
+                    break
+                street = state[_STREET]
+                current = state[_CURRENT]
+                if p < 0 or p >= n:
+                    code = 2
+                elif state[_OVER]:
+                    code = 3
+                elif street_of[a] != street:
+                    code = 4
+                elif p != state[_TO_ACT]:
+                    code = 5
+                elif street > 0 and board[h, street + 1] < 0:
+                    code = 11
+                if code != 0:
+                    break
+                # The state before the action: the row.
+                owed = min(current - bet[p], stack[p])
+                alive = 0
+                able = 0
+                for s in range(n):
+                    alive += 1 - folded[s]
+                    if not folded[s] and stack[s] > 0:
+                        able += 1
+                waiting = 0  # others who must act, less checks nobody could answer
+                for s in range(n):
+                    must = s != p and _must_act(s, folded, stack, acted, bet, current)
+                    if must and (bet[s] != current or able > 1):
+                        waiting += 1
+                out_stack[a] = stack[p]
+                out_pot[a] = total[:n].sum()
+                out_call[a] = owed
+                out_alive[a] = alive
+                out_waiting[a] = waiting
+                out_current[a] = current
+                # The action itself.
+                move = move_of[a]
+                if move == 0:  # PokerStars lets a player fold even when checking is free
+                    folded[p] = 1
+                    out_code[a] = 0
+                elif move == 1:
+                    if amount_of[a] != owed:
+                        code = 7
+                        break
+                    stack[p] -= owed
+                    bet[p] += owed
+                    total[p] += owed
+                    out_put[a] = owed
+                    out_code[a] = 2 if owed > 0 else 1
+                elif move == 2:
+                    to = amount_of[a]
+                    code = _raise_code(p, to, n, bets, state, stack, bet, folded, acted, faced)
+                    if code != 0:
+                        break
+                    if to - current >= _bet_unit(bets, street, state[_INCREMENT]):
+                        if not bets[0]:
+                            state[_INCREMENT] = to - current
+                        state[_RAISES] += 1
+                        for s in range(n):
+                            acted[s] = 0
+                    out_code[a] = 3 if current == 0 else 4
+                    out_put[a] = to - bet[p]
+                    out_to[a] = to
+                    stack[p] -= to - bet[p]
+                    total[p] += to - bet[p]
+                    bet[p] = to
+                    state[_CURRENT] = to
+                else:
+                    code = 12
+                    break
+                out_all_in[a] = 1 if move != 0 and stack[p] == 0 else 0
+                acted[p] = 1
+                faced[p] = state[_CURRENT]
+                done = a + 1
+                # The history before this action, then this action's token.
+                shown = 0 if street == 0 else street + 2
+                for c in range(shown):
+                    board_cards[board_cursor + c] = board[h, c]
+                board_cursor += shown
+                board_offsets[a + 1] = board_cursor
+                length = state[_LENGTH]
+                history[cursor : cursor + length] = line[:length]
+                cursor += length
+                history_offsets[a + 1] = cursor
+                state[_LENGTH] = _write_token(
+                    line, length, out_code[a], to if move == 2 else 0, bb, stack[p] == 0
+                )
+                _advance(p, n, btn, bb, state, stack, bet, total, faced, folded, acted, line)
+        error[h] = code
+        if code != 0:
+            error_action[h] = done - first
+        for a in range(done, last):  # rows never written: empty, so offsets stay ordered
+            history_offsets[a + 1] = cursor
+            board_offsets[a + 1] = board_cursor
+    return (
+        out_stack,
+        out_pot,
+        out_call,
+        out_alive,
+        out_waiting,
+        out_code,
+        out_put,
+        out_to,
+        out_current,
+        out_all_in,
+        error,
+        error_action,
+        history_offsets,
+        history[:cursor],
+        board_offsets,
+        board_cards[:board_cursor],
+    )
+
+
+# -- assembling the frame ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Decision rows of the hands that could be followed, and why the others could not.
+
+    ``rejected`` maps an index into the records given to the :class:`HistoryError` that
+    explains why that hand has no rows.
+    """
+
+    frame: pl.DataFrame
+    rejected: dict[int, HistoryError]
+
+
+def build_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -> Rows:
+    """Decision rows of many hands in one compiled pass (see the module docstring)."""
+    arrays = HandArrays.of(records)
+    tracked = _Tracked(
+        *_track_hands(
+            arrays.seat_start,
+            arrays.action_start,
+            arrays.button,
+            arrays.big_blind,
+            arrays.limit_bets,
+            arrays.board,
+            arrays.stack,
+            arrays.blind,
+            arrays.dead,
+            arrays.street,
+            arrays.player,
+            arrays.move,
+            arrays.amount,
+        )
+    )
+    rejected = {
+        int(h): _rejection(int(tracked.error[h]), int(tracked.error_action[h]))
+        for h in np.flatnonzero(tracked.error)
+    }
+    return Rows(finish_rows(_raw_frame(records, arrays, tracked, salt)), rejected)
+
+
+def _raw_frame(
+    records: Sequence[HandRecord], arrays: HandArrays, tracked: _Tracked, salt: str
+) -> pl.DataFrame:
+    """The rows of the consistent hands as columns, gathered from the arrays."""
+    counts = np.diff(arrays.action_start)
+    hand_of = np.repeat(np.arange(len(records), dtype=np.int64), counts)
+    keep = np.flatnonzero(tracked.error[hand_of] == 0)  # the rows kept, as action indices
+    hand_of = hand_of[keep]
+    player = arrays.player[keep]
+    seat_of = arrays.seat_start[hand_of] + player
+    players = np.diff(arrays.seat_start)[hand_of]
+    offset = (player - arrays.button[hand_of]) % np.maximum(players, 1)
+    hole = arrays.hole[seat_of]
+    known = hole[:, 0] >= 0
+    code = tracked.code[keep]
+    sites = pa.array([r.site for r in records], pa.string())
+    hand_ids = pa.array([r.hand_id for r in records], pa.string())
+    numbers = pa.array([s.number for r in records for s in r.seats], pa.uint8())
+    names = pa.array(
+        [anonymize(r.site, s.player, salt) for r in records for s in r.seats], pa.string()
+    )
+    row_hand = pa.array(hand_of)
+    row_seat = pa.array(seat_of)
+    columns: dict[str, Any] = {
+        "site": sites.take(row_hand),
+        "hand_id": hand_ids.take(row_hand),
+        "action_index": (keep - arrays.action_start[hand_of]).astype(np.uint16),
+        "seat": player.astype(np.uint8),
+        "seat_number": numbers.take(row_seat),
+        "position": _enum(_POSITION_CODES[np.minimum(players, MAX_SEATS), offset], POSITIONS),
+        "players": players.astype(np.uint8),
+        "player_id": names.take(row_seat),
+        "betting": _enum(arrays.fixed_limit[hand_of], BETTINGS),
+        "small_blind": arrays.small_blind[hand_of],
+        "big_blind": arrays.big_blind[hand_of],
+        "ante": np.array([r.ante for r in records], dtype=np.int64)[hand_of],
+        "street": _enum(arrays.street[keep], STREETS),
+        "board": _lists(tracked.board_offsets, tracked.board_cards, keep),
+        "hole_cards": pa.FixedSizeListArray.from_arrays(
+            pa.array(np.where(known[:, None], hole, 0).astype(np.uint8).ravel()),
+            2,
+            mask=pa.array(~known),
+        ),
+        "stack": tracked.stack[keep],
+        "pot": tracked.pot[keep],
+        "to_call": tracked.to_call[keep],
+        "players_alive": tracked.alive[keep].astype(np.uint8),
+        "players_to_act": tracked.to_act[keep].astype(np.uint8),
+        "history": _strings(tracked.history_offsets, tracked.history_bytes, keep),
+        "action": _enum(_ACTION_OF_TOKEN[code], ACTIONS),
+        "amount": tracked.put_in[keep],
+        "raise_to": pa.array(tracked.raise_to[keep], mask=code < 3),
+        "current": tracked.current[keep],
+        "all_in": tracked.all_in[keep].astype(np.bool_),
+    }
+    return pl.DataFrame(columns)
+
+
+def decision_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -> pl.DataFrame:
+    """Decision rows of hands that must all be consistent; raises :class:`HistoryError`."""
+    rows = build_rows(records, salt=salt)
+    if rows.rejected:
+        index, problem = next(iter(sorted(rows.rejected.items())))
+        raise HistoryError(problem.reason, f"hand {records[index].hand_id}: {problem.message}")
+    return rows.frame
+
+
+def _rejection(code: int, action: int) -> HistoryError:
+    reason, text = _REASONS[code]
+    where = f" (action {action})" if action >= 0 and code != 1 else ""
+    return HistoryError(reason, text + where)
+
+
+def _enum(codes: npt.NDArray[Any], names: tuple[str, ...]) -> pl.Series:
+    """An enum column from integer codes into ``names``."""
+    return pl.Series(names, dtype=pl.Enum(names)).gather(codes.astype(np.int64))
+
+
+def _lists(offsets: Int64s, values: UInt8s, keep: Int64s) -> pa.Array:
+    """The rows ``keep`` of a list-of-cards column given by offsets into ``values``."""
+    full = pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(values, pa.uint8()))
+    return full.take(pa.array(keep)).cast(pa.list_(pa.uint8()))
+
+
+def _strings(offsets: Int64s, data: UInt8s, keep: Int64s) -> pa.Array:
+    """The rows ``keep`` of a string column given by offsets into ASCII bytes."""
+    full = pa.LargeStringArray.from_buffers(
+        len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data.tobytes())
+    )
+    return full.take(pa.array(keep)).cast(pa.string())
+
+
+def finish_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    """Add the derived columns (in big blinds, as pot fractions) and fix types and order.
+
+    ``frame`` has the raw integer columns plus ``current`` (the bet to match before the
+    action); both builders end here so the derived values are computed one way.
+    """
+    bb = pl.col("big_blind").cast(pl.Float64)
+    pot = pl.col("pot").cast(pl.Float64)
+    raising = pl.col("action") == "bet-raise"
+    return frame.with_columns(
+        stack_bb=pl.col("stack") / bb,
+        pot_bb=pot / bb,
+        to_call_bb=pl.col("to_call") / bb,
+        amount_bb=pl.col("amount") / bb,
+        amount_pot=pl.col("amount") / pot,
+        raise_pot=pl.when(raising).then(
+            (pl.col("raise_to") - pl.col("current")) / (pot + pl.col("to_call"))
+        ),
+    ).select(pl.col(name).cast(dtype) for name, dtype in ROW_SCHEMA.items())
+
+
+def empty_rows() -> pl.DataFrame:
+    """A frame with the row schema and no rows."""
+    return pl.DataFrame(schema=ROW_SCHEMA)
+
+
+# -- the readable reference -------------------------------------------------------------------
+
+
+def reference_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -> Rows:
+    """The same rows as :func:`build_rows`, by replaying each record through ``Table``.
+
+    Slow and plain: for each recorded action, read the table's state, then apply the
+    action. A check the engine asks for but sites never record (the last player with
+    chips, nothing to call, everyone else all-in) is applied silently, without a row.
+    """
+    frames: list[dict[str, Any]] = []
+    rejected: dict[int, HistoryError] = {}
+    for index, record in enumerate(records):
+        try:
+            frames.extend(_reference_hand(record, salt))
+        except (IllegalActionError, ValueError) as error:
+            reason = error.reason if isinstance(error, HistoryError) else "rows-illegal"
+            rejected[index] = HistoryError(reason, str(error))
+    if not frames:
+        return Rows(empty_rows(), rejected)
+    schema: dict[str, pl.DataType] = {**_COLUMNS, "current": pl.Int64()}
+    raw = pl.DataFrame(frames, schema={k: v for k, v in schema.items() if k in frames[0]})
+    return Rows(finish_rows(raw), rejected)
+
+
+def table_for(record: HandRecord) -> Table:
+    """A fresh engine table set up like the record: stacks, button, forced bets, cards."""
+    n = record.players
+    small_bet, big_bet = _limit_bets(record)
+    config = GameConfig(
+        betting=record.betting,
+        seats=n,
+        small_blind=min(record.small_blind, record.big_blind),
+        big_blind=record.big_blind,
+        small_bet=small_bet or None,
+        big_bet=big_bet or None,
+    )
+    holes = [list(h) if len(h) == 2 else [] for h in record.hole_cards[:n]]
+    holes.extend([] for _ in range(n - len(holes)))
+    forced = ForcedBets(tuple(_padded(record.blinds, n)), tuple(_padded(record.dead, n)))
+    return Table(
+        config,
+        [seat.stack for seat in record.seats],
+        button=record.button,
+        hole_cards=holes,
+        board=list(record.board[:5]),
+        seed=0,
+        forced=forced,
+    )
+
+
+def _reference_hand(record: HandRecord, salt: str) -> list[dict[str, Any]]:
+    """One record's rows, from an engine table stepped through its actions."""
+    table = table_for(record)
+    n = record.players
+    rows: list[dict[str, Any]] = []
+    history = ""
+    street = Street.PREFLOP
+    for index, action in enumerate(record.actions):
+        _skip_unrecorded_checks(table, action.player)
+        if table.done:
+            raise HistoryError("rows-after-end", f"action {index} comes after the hand is over")
+        if table.street != action.street:
+            raise HistoryError("rows-street", f"action {index} is on the wrong street")
+        if table.to_act != action.player:
+            raise HistoryError("rows-order", f"action {index}: a player acts out of turn")
+        while street < table.street:
+            history += "/"
+            street = Street(street + 1)
+        seat = action.player
+        legal = table.legal()
+        before = table.stack[seat]
+        current = table.current_bet
+        waiting = sum(1 for s in range(n) if s != seat and _still_to_act(table, s))
+        row: dict[str, Any] = {
+            "site": record.site,
+            "hand_id": record.hand_id,
+            "action_index": index,
+            "seat": seat,
+            "seat_number": record.seats[seat].number,
+            "position": position_name(seat, record.button, n),
+            "players": n,
+            "player_id": anonymize(record.site, record.seats[seat].player, salt),
+            "betting": record.betting.value,
+            "small_blind": record.small_blind,
+            "big_blind": record.big_blind,
+            "ante": record.ante,
+            "street": STREETS[table.street],
+            "board": list(table.board),
+            "hole_cards": list(table.hole_cards[seat]) or None,
+            "stack": before,
+            "pot": table.pot(),
+            "to_call": legal.call,
+            "players_alive": sum(not f for f in table.folded),
+            "players_to_act": waiting,
+            "history": history,
+            "current": current,
+        }
+        if action.move is Move.CHECK_CALL and action.amount != legal.call:
+            raise HistoryError("rows-call-amount", f"action {index}: a call of the wrong size")
+        put_in = {
+            Move.FOLD: 0,
+            Move.CHECK_CALL: legal.call,
+            Move.RAISE: action.amount - table.bet[seat],
+        }[action.move]
+        if action.move is Move.FOLD:
+            table.fold(when_free=True)  # PokerStars lets a player fold when checking is free
+        else:
+            table.act(action.move, action.amount)
+        all_in = action.move is not Move.FOLD and before == put_in
+        token = _token(action.move, legal.call, current, action.amount, record.big_blind)
+        history += token + ("a" if all_in else "")
+        row |= {
+            "action": _ACTION_NAMES[action.move],
+            "amount": put_in,
+            "raise_to": action.amount if action.move is Move.RAISE else None,
+            "all_in": all_in,
+        }
+        rows.append(row)
+    _skip_unrecorded_checks(table, -1)
+    if not table.done:
+        raise HistoryError("rows-incomplete", "the actions end while a player still has to act")
+    return rows
+
+
+_ACTION_NAMES = {Move.FOLD: "fold", Move.CHECK_CALL: "check-call", Move.RAISE: "bet-raise"}
+
+
+def _still_to_act(table: Table, seat: int) -> bool:
+    """Whether ``seat`` must still act this round, not counting unrecorded checks."""
+    if table.folded[seat] or table.stack[seat] == 0:
+        return False
+    matched = table.bet[seat] == table.current_bet
+    if table.acted[seat] and matched:
+        return False
+    others = [s for s in range(table.seats) if s != seat and not table.folded[s]]
+    return not matched or any(table.stack[s] > 0 for s in others)
+
+
+def _skip_unrecorded_checks(table: Table, actor: int) -> None:
+    """Apply the checks ``Table`` asks for that no site records (see ``_still_to_act``)."""
+    while not table.done and table.to_act != actor and not _still_to_act(table, table.to_act):
+        table.check_call()
+
+
+def _token(move: Move, owed: int, current: int, amount: int, big_blind: int) -> str:
+    """One history token (see the module docstring), without the all-in mark."""
+    if move is Move.FOLD:
+        return "f"
+    if move is Move.CHECK_CALL:
+        return "c" if owed > 0 else "k"
+    hundredths = (2 * 100 * amount + big_blind) // (2 * big_blind)
+    whole, fraction = divmod(hundredths, 100)
+    text = str(whole) + (f".{fraction:02d}".rstrip("0") if fraction else "")
+    return ("b" if current == 0 else "r") + text
