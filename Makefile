@@ -41,6 +41,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/shove_fold.py --quick
 	$(BIN)/python benchmarks/engine.py --quick
 	$(BIN)/python benchmarks/ingest.py --quick
+	$(BIN)/python benchmarks/evaluate.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

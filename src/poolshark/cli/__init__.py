@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from poolshark.cli import cards, data, demo, equity, ingest, solve
+from poolshark.cli import eval as eval_cli
 
 app = typer.Typer(
     name="poolshark",
@@ -19,6 +20,7 @@ app.command("hand")(cards.hand)
 app.command("demo")(demo.demo)
 app.command("ingest")(ingest.ingest_command)
 app.add_typer(data.app, name="data")
+app.command("eval")(eval_cli.eval_command)
 
 
 def main() -> None:

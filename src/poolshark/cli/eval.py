@@ -1,0 +1,163 @@
+"""``poolshark eval``: play agents against each other or a pool; bb/100 with 95% intervals."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.evaluate.agents import Agent
+from poolshark.evaluate.loading import load_agent
+from poolshark.evaluate.match import (
+    AgentResult,
+    AllInEV,
+    Estimate,
+    MatchConfig,
+    MatchResult,
+    default_lineup,
+    play_match,
+)
+
+
+def eval_command(
+    agents: Annotated[
+        list[str],
+        typer.Argument(
+            help="Agents: random, station, tag, a style (nit, style:tag), pool:NAME, "
+            "a pool/lineup .toml file, or package.module:Class.",
+            show_default=False,
+        ),
+    ],
+    against: Annotated[
+        str | None,
+        typer.Option(help="An agent or pool filling every seat the AGENTS leave (one each)."),
+    ] = None,
+    hands: Annotated[
+        int, typer.Option("--hands", "-n", help="Table-hands to play (at least).")
+    ] = 10_000,
+    seats: Annotated[int, typer.Option(help="Seats per table (2-10).")] = 6,
+    duplicate: Annotated[
+        bool, typer.Option(help="Replay each deal with the seats rotated; average per deal.")
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the cards and every agent's stream.")] = 0,
+    depth: Annotated[float, typer.Option(help="Starting stacks in big blinds.")] = 100.0,
+    rake: Annotated[float, typer.Option(help="Rake in percent of the pot.")] = 0.0,
+    rake_cap: Annotated[
+        float | None, typer.Option(help="Rake cap per hand, in big blinds.")
+    ] = None,
+    all_in_ev: Annotated[
+        AllInEV,
+        typer.Option(
+            "--ev", help="All-in EV adjustment: sampled (random runouts), exact (slow), or off."
+        ),
+    ] = AllInEV.SAMPLED,
+    tables: Annotated[int, typer.Option(help="Tables played at once.")] = 1024,
+    json_output: JsonFlag = False,
+) -> None:
+    """Play AGENTS against each other (in turn around the table) or --against a field;
+    print each one's win rate in bb/100 with a 95% confidence interval, actual and
+    all-in-EV adjusted."""
+    with user_errors():
+        config = MatchConfig(
+            hands=hands,
+            seats=seats,
+            duplicate=duplicate,
+            seed=seed,
+            depth_bb=depth,
+            tables=tables,
+            rake_percent=rake,
+            rake_cap_bb=rake_cap,
+            all_in_ev=all_in_ev,
+        )
+        specs = [*agents, *([against] if against is not None else [])]
+        if str(Path.cwd()) not in sys.path:  # user bots beside the caller, like python -m
+            sys.path.insert(0, str(Path.cwd()))
+        loaded: list[Agent] = [load_agent(spec) for spec in specs]
+        lineup = default_lineup(len(loaded), seats, against=against is not None)
+        result = _play(loaded, lineup, config, specs, quiet=json_output)
+    if json_output:
+        print_json(result.as_dict())
+    else:
+        print_result(result)
+
+
+def _play(
+    agents: list[Agent],
+    lineup: tuple[int, ...],
+    config: MatchConfig,
+    names: list[str],
+    *,
+    quiet: bool,
+) -> MatchResult:
+    """The match, with a progress bar on stderr unless ``quiet``."""
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=errors,
+        disable=quiet,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("hands", total=None)
+        return play_match(
+            agents,
+            lineup,
+            config,
+            names=names,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+
+
+def _rate(estimate: Estimate | None) -> tuple[str, str]:
+    if estimate is None:
+        return "-", "-"
+    return f"{estimate.bb_per_100:+.1f}", f"±{estimate.half_width:.1f}"
+
+
+def print_result(result: MatchResult) -> None:
+    """One row per agent: bb/100 and 95% interval (actual and all-in EV), hands, VPIP/PFR."""
+    config = result.config
+    mode = f"duplicate, {result.replays} replays per deal" if config.duplicate else "plain"
+    table = Table(
+        title=f"{result.table_hands:,} hands, {config.seats} seats, {mode}, seed {config.seed}",
+        title_justify="left",
+    )
+    for column in ("agent", "seats", "hands", "bb/100", "95% CI", "EV bb/100", "EV 95%"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    table.add_column("VPIP", justify="right")
+    table.add_column("PFR", justify="right")
+    for agent in result.agents:
+        table.add_row(agent.name, str(agent.seats), f"{agent.hands:,}", *_cells(agent))
+    console.print(table)
+    lineup = ", ".join(result.agents[i].name for i in result.lineup)
+    ev = {
+        AllInEV.SAMPLED: f"sampled ({config.runouts} runouts)",
+        AllInEV.EXACT: "exact",
+        AllInEV.OFF: "off",
+    }
+    console.print(
+        f"lineup (seat slots, rotated every hand): {lineup}; all-in EV: {ev[config.all_in_ev]}; "
+        f"rake {result.rake_chips / config.big_blind:,.1f} bb; "
+        f"{result.seconds:.1f} s ({result.table_hands / max(result.seconds, 1e-9):,.0f} hands/s)"
+    )
+    console.print(
+        "95% CI: ±1.96 standard errors over independent deals (per agent, its seats summed); "
+        "EV: all-in pots paid by expectation."
+    )
+    coerced = [f"{a.name}: {a.coerced:,}" for a in result.agents if a.coerced]
+    if coerced:
+        console.print(
+            f"[yellow]illegal requests turned into legal actions: {', '.join(coerced)}[/]"
+        )
+
+
+def _cells(agent: AgentResult) -> list[str]:
+    actual, actual_ci = _rate(agent.actual)
+    ev, ev_ci = _rate(agent.ev_adjusted)
+    return [actual, actual_ci, ev, ev_ci, f"{100 * agent.vpip:.1f}", f"{100 * agent.pfr:.1f}"]

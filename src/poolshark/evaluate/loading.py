@@ -1,0 +1,194 @@
+"""Agents from short specs (the ``poolshark eval`` arguments) and from lineup files.
+
+Spec forms, tried in this order:
+
+* ``random``, ``station``, ``tag`` (also ``bot:random`` ...): the built-in bots;
+* ``style:NAME`` or ``style:FILE.toml``: one synthetic-pool style; a shipped style's bare
+  name (``nit``, ``lag``, ``maniac``, ``zoom-reg``) works too, except ``tag`` and
+  ``station``, which name the bots (their styles are ``style:tag``, ``style:station``);
+* ``pool:NAME``: a shipped pool, every seat a random player of it;
+* ``FILE.toml``: a style file, a pool file, or a *lineup file* (a pool file whose ``mix``
+  also names agents, below);
+* ``package.module:Class``: a user agent, built with no arguments (or a module-level agent
+  object).
+
+A lineup file is a pool file (``poolshark.pool.pools``) whose ``[mix]`` keys may also be
+agent specs: keys are read as in pool files first (a shipped style name, or a style file
+beside the lineup file), and otherwise as a spec above, so ``"bot:tag" = 0.2`` or
+``"mybots.rules:Shark" = 0.1`` mix bots into a pool. A file whose mix holds only styles is
+loaded as a pool exactly (players dealt in proportion).
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from poolshark.evaluate.agents import Agent, AgentError
+from poolshark.evaluate.bots import (
+    CallingStation,
+    MixtureAgent,
+    RandomAgent,
+    StyleAgent,
+    TightAggressive,
+)
+from poolshark.pool.pools import PoolSpec, build_pool, list_pools, load_pool
+from poolshark.pool.style import Style, describe_errors, list_styles, load_style
+
+BOTS: dict[str, type[RandomAgent] | type[CallingStation] | type[TightAggressive]] = {
+    "random": RandomAgent,
+    "station": CallingStation,
+    "tag": TightAggressive,
+}
+"""Built-in bots by name."""
+
+
+class LineupSpec(BaseModel):
+    """A lineup file: a pool file's keys, with a mix that may name agents."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "lineup"
+    description: str = ""
+    players: int | None = None
+    seed: int = 0
+    seats: int = 6
+    small_blind: int = 1
+    big_blind: int = 2
+    stack_bb: float = 100.0
+    mix: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(min_length=1)
+
+
+def agent_help() -> str:
+    """One line listing the spec forms and the shipped names."""
+    pools = ", ".join(spec.name for spec in list_pools())
+    styles = ", ".join(list_styles())
+    return (
+        f"random, station, tag, a style ({styles}; style:NAME or style:FILE.toml), "
+        f"pool:NAME ({pools}), a pool or lineup FILE.toml, or package.module:Class"
+    )
+
+
+def load_agent(spec: str) -> Agent:
+    """The agent a spec names (see the module docstring); :class:`AgentError` otherwise."""
+    text = spec.strip()
+    name = text.removeprefix("bot:")
+    if name in BOTS:
+        return BOTS[name]()
+    try:
+        if text.startswith("style:"):
+            return StyleAgent([load_style(text.removeprefix("style:"))])
+        if text.startswith("pool:"):
+            return StyleAgent.from_pool(load_pool(text.removeprefix("pool:")))
+        if text.endswith(".toml") or Path(text).is_file():
+            return load_agent_file(Path(text))
+    except AgentError:
+        raise
+    except ValueError as error:  # a style or pool that does not load
+        raise AgentError(f"agent {text!r}: {error}") from None
+    if text in list_styles():
+        return StyleAgent([load_style(text)])
+    if ":" in text:
+        return _import_agent(text)
+    raise AgentError(f"unknown agent {text!r}: use {agent_help()}")
+
+
+def load_agent_file(path: Path) -> Agent:
+    """A style file, a pool file, or a lineup file mixing styles and agents."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise AgentError(f"cannot read agent file {path}: {error.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise AgentError(f"agent file {path}: not valid TOML: {error}") from None
+    if "mix" not in data:
+        return StyleAgent([Style.from_toml(text, str(path))])
+    try:
+        lineup = LineupSpec.model_validate(data)
+    except ValidationError as error:
+        raise AgentError(f"lineup {path}: {describe_errors(error)}") from None
+    styles: list[tuple[Style, float]] = []
+    agents: list[tuple[str, Agent, float]] = []
+    for key, weight in lineup.mix.items():
+        try:
+            entry = _mix_entry(key, path.parent)
+        except ValueError as error:
+            raise AgentError(f"lineup {path}: mix.{key}: {error}") from None
+        if isinstance(entry, Style):
+            styles.append((entry, weight))
+        else:
+            agents.append((key, entry, weight))
+    if not agents:
+        return _style_pool(lineup, data, path, styles)
+    components: list[Agent] = [agent for _, agent, _ in agents]
+    weights = [weight for _, _, weight in agents]
+    names = [key for key, _, _ in agents]
+    if styles:
+        components.append(StyleAgent([s for s, _ in styles], [w for _, w in styles]))
+        weights.append(sum(w for _, w in styles))
+        names.append("styles")
+    return MixtureAgent(components, weights, names)
+
+
+def _mix_entry(key: str, folder: Path) -> Style | Agent:
+    """What a mix key names, read as a pool file would first: a shipped style, or a file
+    beside the lineup file (a style, or a nested pool or lineup); otherwise an agent spec."""
+    if key.endswith(".toml"):
+        source = folder / key
+        try:
+            has_mix = "mix" in tomllib.loads(source.read_text())
+        except OSError as error:
+            raise AgentError(f"cannot read {source}: {error.strerror}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise AgentError(f"{source}: not valid TOML: {error}") from None
+        return load_agent_file(source) if has_mix else load_style(source)
+    if key in list_styles():
+        return load_style(key)
+    return load_agent(key)
+
+
+def _style_pool(
+    lineup: LineupSpec, data: dict[str, object], path: Path, styles: list[tuple[Style, float]]
+) -> Agent:
+    """Only styles: a real pool when the file is one (players dealt), else the weights."""
+    if lineup.players is None:
+        return StyleAgent([s for s, _ in styles], [w for _, w in styles])
+    try:
+        spec = PoolSpec.model_validate(data)
+    except ValidationError as error:
+        raise AgentError(f"pool {path}: {describe_errors(error)}") from None
+    return StyleAgent.from_pool(build_pool(spec, path.parent))
+
+
+def _import_agent(spec: str) -> Agent:
+    """``package.module:Name``: a class built with no arguments, or an agent object."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise AgentError(f"agent {spec!r}: write package.module:Class")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise AgentError(f"agent {spec!r}: cannot import {module_name!r}: {error}") from None
+    target = getattr(module, attribute, None)
+    if target is None:
+        raise AgentError(f"agent {spec!r}: module {module_name!r} has no {attribute!r}")
+    if isinstance(target, type):
+        try:
+            target = target()
+        except TypeError as error:
+            raise AgentError(
+                f"agent {spec!r}: {attribute}() must take no arguments: {error}"
+            ) from None
+    if not callable(getattr(target, "act", None)):
+        raise AgentError(
+            f"agent {spec!r}: {type(target).__name__} has no act(decisions) method "
+            "(see docs/evaluate.md)"
+        )
+    agent: Agent = target
+    return agent

@@ -1,0 +1,538 @@
+"""Matches between agents on the batched engine, with honest error bars.
+
+:func:`play_match` seats agents by a *lineup* (one agent index per seat slot) at
+thousands of :class:`~poolshark.engine.batched.BatchedTables` and plays complete hands;
+every step gathers the pending decisions of each agent into one batched call. Stacks
+reset to ``depth_bb`` every hand (cash-game win rates, no carry-over).
+
+* **Positions.** The button stays on seat 0 and the lineup is rotated instead: hand ``k``
+  of table ``t`` seats lineup slot ``j`` at seat ``(j + t + k) % seats`` (plain mode), and
+  every table plays a multiple of ``seats`` hands, so each agent plays every position
+  equally often.
+* **Duplicate mode.** Each deal (every seat's hole cards and the whole board) is played
+  once per distinct rotation of the lineup (``seats`` replays, fewer for a periodic
+  lineup such as A, B, A, B, A, B), so each agent holds each seat's cards in each
+  position; the replays' results are averaged per deal, which cancels most card luck.
+* **All-in EV.** Each hand books the dealt result (``actual``) and an all-in-EV-adjusted
+  result: the same except when players were all-in before the river, where the pot is paid
+  by expectation over the unseen board, exactly (``all_in_ev="exact"``, the engine's
+  ``settlement="ev"``, slow for all-in-heavy agents) or by the mean of ``runouts`` random
+  boards through the engine's settlement (``"sampled"``, unbiased, the default).
+* **Estimator.** Per agent, the unit is a deal: one table-hand (plain) or one deal's set of
+  replays (duplicate). The unit's value is the agent's chips won summed over its seats and
+  replays, divided by its seat-hands in the unit and the big blind. The win rate is the
+  mean over units times 100 (bb/100 seat-hands); its standard error is the sample standard
+  deviation of the unit values over the square root of the number of units; the 95%
+  interval is +-1.96 standard errors (units are independent: stacks reset every hand).
+
+All agents' chips sum to minus the rake, hand by hand. A match is reproducible from its
+seed: the cards come from the engine's per-table streams, and every agent gets its own
+random stream (:attr:`~poolshark.evaluate.agents.Decisions.rng`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from poolshark.engine.batched import (
+    COERCED,
+    LOG_AMOUNT,
+    LOG_LEN,
+    LOG_MOVE,
+    LOG_SEAT,
+    LOG_STREET,
+    PREFLOP,
+    RAISE,
+    RAKE,
+    BatchedTables,
+    LegalBatch,
+)
+from poolshark.engine.config import GameConfig, Settlement
+from poolshark.evaluate.agents import Agent, Decisions, engine_moves
+from poolshark.evaluate.runouts import sampled_net
+
+Floats = npt.NDArray[np.float64]
+Int64s = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+
+class AllInEV(StrEnum):
+    """How a pot decided all-in before the river is booked in the EV-adjusted result."""
+
+    SAMPLED = "sampled"  # the mean over random runouts (engine settlement), unbiased
+    EXACT = "exact"  # the engine's exact EV settlement over every runout (slow)
+    OFF = "off"  # no adjustment: the EV columns are left out
+
+
+Z95 = 1.959963984540054
+MAX_ACTIONS = 256  # per hand; a longer raising war is refused (MatchError)
+ESTIMATOR = (
+    "mean over independent deals of each agent's chips per seat-hand (summed over its seats "
+    "and, in duplicate mode, averaged over a deal's replays), in big blinds x 100; "
+    "standard error = sample sd / sqrt(deals); 95% CI = +-1.96 standard errors"
+)
+
+
+class MatchError(ValueError):
+    """A match that cannot be played as asked (bad lineup, sizes, options)."""
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """How a match is played (validated). Chips: blinds 1/2 unless given.
+
+    ``hands`` is a minimum number of table-hands: it is rounded up so every table plays
+    whole rotations of the lineup. ``tables`` caps the tables played at once.
+    """
+
+    hands: int = 10_000
+    seats: int = 6
+    duplicate: bool = False
+    seed: int = 0
+    depth_bb: float = 100.0
+    tables: int = 1024
+    small_blind: int = 1
+    big_blind: int = 2
+    rake_percent: float = 0.0
+    rake_cap_bb: float | None = None
+    all_in_ev: AllInEV = AllInEV.SAMPLED
+    runouts: int = 500
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "all_in_ev", AllInEV(self.all_in_ev))
+        except ValueError:
+            raise MatchError(
+                f"all_in_ev must be sampled, exact or off, got {self.all_in_ev!r}"
+            ) from None
+        checks = (
+            (self.hands >= 1, f"hands must be at least 1, got {self.hands}"),
+            (2 <= self.seats <= 10, f"seats must be 2..10, got {self.seats}"),
+            (self.tables >= 1, f"tables must be at least 1, got {self.tables}"),
+            (
+                math.isfinite(self.depth_bb) and round(self.depth_bb * self.big_blind) >= 1,
+                f"depth must be a finite number of big blinds of at least one chip, "
+                f"got {self.depth_bb}",
+            ),
+            (self.runouts >= 1, f"runouts must be at least 1, got {self.runouts}"),
+            (
+                self.rake_cap_bb is None or self.rake_cap_bb >= 0,
+                f"the rake cap cannot be negative, got {self.rake_cap_bb}",
+            ),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise MatchError(message)
+        try:
+            self.game()
+        except ValueError as error:
+            raise MatchError(f"bad game: {error}") from None
+
+    @property
+    def depth(self) -> int:
+        """Starting stack in chips."""
+        return round(self.depth_bb * self.big_blind)
+
+    def game(self) -> GameConfig:
+        """The engine's game: no-limit, these blinds, rake and settlement."""
+        cap = None if self.rake_cap_bb is None else round(self.rake_cap_bb * self.big_blind)
+        exact = self.all_in_ev is AllInEV.EXACT
+        return GameConfig(
+            seats=self.seats,
+            small_blind=self.small_blind,
+            big_blind=self.big_blind,
+            rake_percent=self.rake_percent,
+            rake_cap=cap,
+            settlement=Settlement.EXPECTED_VALUE if exact else Settlement.DEAL,
+        )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A win rate in bb/100 and its standard error (bb/100)."""
+
+    bb_per_100: float
+    stderr: float
+
+    @property
+    def half_width(self) -> float:
+        """Half the 95% confidence interval."""
+        return Z95 * self.stderr
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95% confidence interval."""
+        return self.bb_per_100 - self.half_width, self.bb_per_100 + self.half_width
+
+    def as_dict(self) -> dict[str, float | list[float]]:
+        """Plain numbers for JSON."""
+        low, high = self.interval
+        return {"bb_per_100": self.bb_per_100, "stderr": self.stderr, "ci95": [low, high]}
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    """One agent's figures over a match (``hands`` are seat-hands it played)."""
+
+    name: str
+    seats: int
+    hands: int
+    won_chips: int
+    actual: Estimate
+    ev_adjusted: Estimate | None
+    vpip: float
+    pfr: float
+    decisions: int
+    coerced: int
+    agent_seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values for JSON."""
+        return {
+            "name": self.name,
+            "seats": self.seats,
+            "hands": self.hands,
+            "won_chips": self.won_chips,
+            "actual": self.actual.as_dict(),
+            "ev_adjusted": None if self.ev_adjusted is None else self.ev_adjusted.as_dict(),
+            "vpip": self.vpip,
+            "pfr": self.pfr,
+            "decisions": self.decisions,
+            "coerced": self.coerced,
+            "agent_seconds": self.agent_seconds,
+        }
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A finished match: per-agent results and the totals that check them."""
+
+    config: MatchConfig
+    agents: tuple[AgentResult, ...]
+    lineup: tuple[int, ...]
+    table_hands: int
+    deals: int
+    replays: int
+    rake_chips: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values for JSON (the ``poolshark eval --json`` object)."""
+        config = self.config
+        return {
+            "agents": [agent.as_dict() for agent in self.agents],
+            "lineup": [self.agents[i].name for i in self.lineup],
+            "seats": config.seats,
+            "table_hands": self.table_hands,
+            "deals": self.deals,
+            "replays": self.replays,
+            "duplicate": config.duplicate,
+            "seed": config.seed,
+            "depth_bb": config.depth_bb,
+            "big_blind": config.big_blind,
+            "rake_percent": config.rake_percent,
+            "rake_cap_bb": config.rake_cap_bb,
+            "rake_bb": self.rake_chips / config.big_blind,
+            "all_in_ev": str(config.all_in_ev),
+            "runouts": config.runouts if config.all_in_ev is AllInEV.SAMPLED else None,
+            "estimator": ESTIMATOR,
+            "seconds": self.seconds,
+            "hands_per_second": self.table_hands / max(self.seconds, 1e-9),
+        }
+
+
+def default_lineup(agents: int, seats: int, *, against: bool = False) -> tuple[int, ...]:
+    """Agent index per seat slot: agents in turn around the table (A, B, A, B, ...), or with
+    ``against`` the first ``agents - 1`` once each and the last (the field) in the rest."""
+    if agents < 1:
+        raise MatchError("a match needs at least one agent")
+    if against:
+        players = agents - 1
+        if players < 1:
+            raise MatchError("give at least one agent besides the field")
+        if players >= seats:
+            raise MatchError(
+                f"{players} agent(s) and a field need at least {players + 1} seats, got {seats}"
+            )
+        return (*range(players), *[players] * (seats - players))
+    if agents > seats:
+        raise MatchError(f"{agents} agents do not fit {seats} seats")
+    return tuple(i % agents for i in range(seats))
+
+
+def rotation_period(lineup: Sequence[int]) -> int:
+    """The number of distinct rotations of a lineup (A, B, A, B, A, B: 2)."""
+    seats = len(lineup)
+    for period in range(1, seats + 1):
+        if seats % period == 0 and all(
+            lineup[i] == lineup[(i + period) % seats] for i in range(seats)
+        ):
+            return period
+    return seats
+
+
+def play_match(
+    agents: Sequence[Agent],
+    lineup: Sequence[int],
+    config: MatchConfig,
+    *,
+    names: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> MatchResult:
+    """Play ``config.hands`` (at least) table-hands and report every agent's win rate.
+
+    ``lineup[j]`` is the agent in seat slot ``j`` (rotated around the table, see the
+    module docstring); ``names`` label the agents (default: class names, numbered when
+    repeated); ``progress(done, total)`` is called as table-hands finish.
+    """
+    labels = _labels(agents, names)
+    slots = np.asarray(lineup, dtype=np.int64)
+    if slots.shape != (config.seats,):
+        raise MatchError(f"the lineup needs one agent per seat ({config.seats}), got {len(lineup)}")
+    if slots.min() < 0 or slots.max() >= len(agents):
+        raise MatchError(f"lineup entries are agent indices 0..{len(agents) - 1}")
+    missing = sorted(set(range(len(agents))) - set(slots.tolist()))
+    if missing:
+        raise MatchError(f"agents {', '.join(labels[i] for i in missing)} have no seat")
+    runner = _Runner(agents, labels, slots, config)
+    start = time.perf_counter()
+    try:
+        runner.run(progress)
+    except OverflowError as error:
+        raise MatchError(
+            f"{error}: the agents kept re-raising (tiny raises, deep stacks)"
+        ) from None
+    return runner.result(time.perf_counter() - start)
+
+
+def _labels(agents: Sequence[Agent], names: Sequence[str] | None) -> list[str]:
+    if names is not None:
+        if len(names) != len(agents):
+            raise MatchError(f"{len(names)} names for {len(agents)} agents")
+        base = [str(n) for n in names]
+    else:
+        base = [type(agent).__name__ for agent in agents]
+    labels = []
+    for i, name in enumerate(base):
+        repeats = base[:i].count(name)
+        labels.append(name if repeats == 0 else f"{name}#{repeats + 1}")
+    return labels
+
+
+class _Runner:
+    """The state of one match: the batch, who sits where, and the books."""
+
+    def __init__(
+        self, agents: Sequence[Agent], labels: list[str], lineup: Int64s, config: MatchConfig
+    ) -> None:
+        seats = config.seats
+        self.agents, self.labels, self.lineup, self.config = agents, labels, lineup, config
+        self.replays = rotation_period(lineup.tolist()) if config.duplicate else 1
+        rounds = math.ceil(config.hands / (seats * config.tables))
+        self.per_table = seats * rounds
+        self.tables = math.ceil(config.hands / self.per_table)
+        self.batch = BatchedTables(
+            config.game(), self.tables, seed=config.seed, max_actions=MAX_ACTIONS
+        )
+        streams = np.random.SeedSequence(config.seed).spawn(len(agents) + 1)
+        self.agent_rngs = [np.random.default_rng(s) for s in streams[:-1]]
+        self.runout_rng = np.random.default_rng(streams[-1])
+        n_agents = len(agents)
+        self.units = self.tables * self.per_table // self.replays
+        self.unit_actual = np.zeros((self.units, n_agents), dtype=np.int64)
+        self.unit_ev = np.zeros((self.units, n_agents))
+        self.played = np.zeros(self.tables, dtype=np.int64)  # hands started per table
+        self.booked = np.ones(self.tables, dtype=np.bool_)
+        self.seat_agent = np.zeros((self.tables, seats), dtype=np.int64)
+        self.hand_ids = np.zeros(self.tables, dtype=np.int64)
+        self.next_hand = 0
+        self.deals = np.zeros_like(self.batch.cards)
+        self.vpip_flag = np.zeros((self.tables, seats), dtype=np.bool_)
+        self.pfr_flag = np.zeros((self.tables, seats), dtype=np.bool_)
+        self.vpip = np.zeros(n_agents, dtype=np.int64)
+        self.pfr = np.zeros(n_agents, dtype=np.int64)
+        self.seat_hands = np.zeros(n_agents, dtype=np.int64)
+        self.decisions = np.zeros(n_agents, dtype=np.int64)
+        self.coerced = np.zeros(n_agents, dtype=np.int64)
+        self.seconds = np.zeros(n_agents)
+        self.rake = 0
+        self.finished = 0
+
+    # -- dealing and booking ---------------------------------------------------------------
+
+    def deal(self, which: Int64s) -> None:
+        """Start the next hand at tables ``which``: seat the rotated lineup, deal cards."""
+        seats, batch = self.config.seats, self.batch
+        k = self.played[which]
+        if self.config.duplicate:
+            rotation = k % self.replays
+            fresh = which[rotation == 0]
+            replay = which[rotation != 0]
+        else:
+            rotation = (which + k) % seats
+            fresh, replay = which, which[:0]
+        slot_of_seat = (np.arange(seats)[None, :] - rotation[:, None]) % seats
+        self.seat_agent[which] = self.lineup[slot_of_seat]
+        self.hand_ids[which] = self.next_hand + np.arange(which.size)
+        self.next_hand += which.size
+        self.vpip_flag[which] = False
+        self.pfr_flag[which] = False
+        self.played[which] += 1
+        self.booked[which] = False
+        if fresh.size:
+            batch.reset(fresh, stacks=self.config.depth, buttons=0)
+            self.deals[fresh] = batch.cards[fresh]
+        if replay.size:
+            stored = self.deals[replay]
+            batch.reset(
+                replay,
+                stacks=self.config.depth,
+                buttons=0,
+                hole_cards=stored[:, : 2 * seats].reshape(replay.size, seats, 2),
+                boards=stored[:, 2 * seats :],
+            )
+
+    def book(self, done: Int64s) -> None:
+        """Add finished hands at tables ``done`` to the books."""
+        batch, config = self.batch, self.config
+        owners = self.seat_agent[done]
+        net = batch.net[done]
+        if config.all_in_ev is AllInEV.EXACT:
+            ev = batch.expected_net[done]
+        elif config.all_in_ev is AllInEV.SAMPLED:
+            ev = sampled_net(batch, done, config.runouts, self.runout_rng)
+        else:
+            ev = net.astype(np.float64)
+        k = self.played[done] - 1
+        unit = done * (self.per_table // self.replays) + k // self.replays
+        rows = np.broadcast_to(unit[:, None], owners.shape)
+        np.add.at(self.unit_actual, (rows, owners), net)
+        np.add.at(self.unit_ev, (rows, owners), ev)
+        np.add.at(self.vpip, owners, self.vpip_flag[done])
+        np.add.at(self.pfr, owners, self.pfr_flag[done])
+        np.add.at(self.seat_hands, owners.ravel(), 1)
+        self.rake += int(batch.table[done, RAKE].sum())
+        self.booked[done] = True
+        self.finished += done.size
+
+    def settle_finished(self) -> None:
+        """Book every finished hand and deal again where a table still has hands to play
+        (repeatedly: a hand can end at the deal, everyone all-in on the blinds)."""
+        while True:
+            done = np.flatnonzero(self.batch.done & ~self.booked)
+            if done.size == 0:
+                return
+            self.book(done)
+            again = done[self.played[done] < self.per_table]
+            if again.size:
+                self.deal(again)
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def run(self, progress: Callable[[int, int], None] | None) -> None:
+        """Play every table's hands to the end."""
+        total = self.tables * self.per_table
+        self.deal(np.arange(self.tables))
+        reported = 0
+        while True:
+            self.settle_finished()
+            if progress is not None and self.finished - reported >= max(1, total // 200):
+                progress(self.finished, total)
+                reported = self.finished
+            legal = self.batch.legal()
+            live = np.flatnonzero(legal.to_act >= 0)
+            if live.size == 0:
+                break
+            self.step(live, legal)
+        if progress is not None:
+            progress(self.finished, total)
+
+    def step(self, live: Int64s, legal: LegalBatch) -> None:
+        """One decision at every live table: one call per agent, one engine step."""
+        batch = self.batch
+        seats = legal.to_act[live]
+        owners = self.seat_agent[live, seats]
+        moves = np.full(batch.size, -1, dtype=np.int64)
+        amounts = np.zeros(batch.size, dtype=np.int64)
+        for a in np.unique(owners).tolist():
+            pick = owners == a
+            decisions = Decisions(
+                batch,
+                live[pick],
+                seats[pick],
+                self.hand_ids[live[pick]],
+                legal,
+                self.agent_rngs[a],
+            )
+            start = time.perf_counter()
+            answer = self.agents[a].act(decisions)
+            moves[live[pick]], amounts[live[pick]] = engine_moves(decisions, answer, self.labels[a])
+            self.seconds[a] += time.perf_counter() - start
+            self.decisions[a] += decisions.size
+        coerced_before = batch.table[live, COERCED]
+        batch.step(moves, amounts)
+        np.add.at(self.coerced, owners, batch.table[live, COERCED] - coerced_before)
+        entry = batch.log[live, batch.table[live, LOG_LEN] - 1]
+        preflop = entry[:, LOG_STREET] == PREFLOP
+        raised = entry[:, LOG_MOVE] == RAISE
+        voluntary = preflop & (raised | (entry[:, LOG_AMOUNT] > 0))
+        actor = entry[:, LOG_SEAT]
+        self.vpip_flag[live[voluntary], actor[voluntary]] = True
+        self.pfr_flag[live[preflop & raised], actor[preflop & raised]] = True
+
+    # -- results --------------------------------------------------------------------------------
+
+    def result(self, seconds: float) -> MatchResult:
+        """Per-agent estimates from the per-deal books."""
+        config, big = self.config, self.config.big_blind
+        counts = np.bincount(self.lineup, minlength=len(self.agents))
+        results = []
+        for a, label in enumerate(self.labels):
+            per_unit = counts[a] * self.replays * big  # chips -> bb per seat-hand
+            actual = _estimate(self.unit_actual[:, a] / per_unit)
+            ev = (
+                None
+                if config.all_in_ev is AllInEV.OFF
+                else _estimate(self.unit_ev[:, a] / per_unit)
+            )
+            hands = int(self.seat_hands[a])
+            results.append(
+                AgentResult(
+                    name=label,
+                    seats=int(counts[a]),
+                    hands=hands,
+                    won_chips=int(self.unit_actual[:, a].sum()),
+                    actual=actual,
+                    ev_adjusted=ev,
+                    vpip=float(self.vpip[a] / max(hands, 1)),
+                    pfr=float(self.pfr[a] / max(hands, 1)),
+                    decisions=int(self.decisions[a]),
+                    coerced=int(self.coerced[a]),
+                    agent_seconds=float(self.seconds[a]),
+                )
+            )
+        return MatchResult(
+            config=config,
+            agents=tuple(results),
+            lineup=tuple(int(i) for i in self.lineup),
+            table_hands=self.finished,
+            deals=self.units,
+            replays=self.replays,
+            rake_chips=self.rake,
+            seconds=seconds,
+        )
+
+
+def _estimate(values: Floats) -> Estimate:
+    """Mean x 100 and its standard error from per-deal values in big blinds per seat-hand."""
+    count = values.size
+    mean = float(values.mean())
+    spread = float(values.std(ddof=1)) if count > 1 else float("inf")
+    return Estimate(100.0 * mean, 100.0 * spread / math.sqrt(count))
