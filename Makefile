@@ -42,6 +42,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/engine.py --quick
 	$(BIN)/python benchmarks/ingest.py --quick
 	$(BIN)/python benchmarks/evaluate.py --quick
+	$(BIN)/python benchmarks/pool.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

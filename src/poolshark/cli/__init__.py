@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from poolshark.cli import cards, data, demo, equity, ingest, solve
+from poolshark.cli import cards, data, demo, equity, ingest, pool, solve, stats
 from poolshark.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -20,6 +20,8 @@ app.command("hand")(cards.hand)
 app.command("demo")(demo.demo)
 app.command("ingest")(ingest.ingest_command)
 app.add_typer(data.app, name="data")
+app.add_typer(pool.app, name="pool")
+app.command("stats")(stats.stats_command)
 app.command("eval")(eval_cli.eval_command)
 
 

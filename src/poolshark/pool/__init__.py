@@ -7,4 +7,6 @@
 * :mod:`~poolshark.pool.pools`: pools of players drawn from a style mix.
 * :mod:`~poolshark.pool.posterior`: exact ranges given the public history.
 * :mod:`~poolshark.pool.play`: complete hands on the readable engine.
+* :mod:`~poolshark.pool.simulate`: fast-fold hands on the batched engine, written as text.
+* :mod:`~poolshark.pool.stats`: HUD statistics with 95% intervals, from text or ground truth.
 """
