@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from poolshark.cli import cards, data, demo, equity, ingest, pool, solve, stats
+from poolshark.cli import cards, data, demo, equity, ingest, models, pool, solve, stats
 from poolshark.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -22,6 +22,7 @@ app.command("ingest")(ingest.ingest_command)
 app.add_typer(data.app, name="data")
 app.add_typer(pool.app, name="pool")
 app.command("stats")(stats.stats_command)
+app.add_typer(models.app, name="equity-net")
 app.command("eval")(eval_cli.eval_command)
 
 

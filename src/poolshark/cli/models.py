@@ -1,0 +1,214 @@
+"""``poolshark equity-net``: generate true-equity data, train the equity network, evaluate it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+from rich.table import Table
+
+from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.models.equity_data import generate_dataset, save_dataset
+
+if TYPE_CHECKING:
+    from poolshark.train.equity import EvalReport
+
+app = typer.Typer(
+    help="The equity network: true-equity datasets, training and evaluation.",
+    no_args_is_help=True,
+)
+
+
+def _progress_bar(quiet: bool) -> Progress:
+    """A progress bar on stderr (hidden with --json)."""
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=errors,
+        disable=quiet,
+    )
+
+
+def _street_mix(text: str) -> tuple[float, float, float]:
+    """``"1,1,1"`` -> weights of flop, turn and river samples."""
+    try:
+        parts = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--street-mix takes 3 numbers like 1,1,1, got {text!r}") from None
+    if len(parts) != 3:
+        raise ValueError(f"--street-mix takes 3 numbers (flop,turn,river), got {text!r}")
+    return parts[0], parts[1], parts[2]
+
+
+@app.command("data")
+def data(
+    samples: Annotated[int, typer.Option("--samples", "-n", help="Number of samples.")],
+    out: Annotated[Path, typer.Option("--out", help="Dataset file to write (.npz).")],
+    seed: Annotated[int, typer.Option(help="Seed for the dealt cards.")] = 0,
+    street_mix: Annotated[
+        str, typer.Option(help="Relative weights of flop, turn and river samples.")
+    ] = "1,1,1",
+    threads: Annotated[int, typer.Option(help="Cores to use (0: all).")] = 0,
+    json_output: JsonFlag = False,
+) -> None:
+    """Deal random (hole cards, 3-5 card board) samples and write their exact equities."""
+    with user_errors():
+        if samples < 1:
+            raise ValueError(f"--samples must be at least 1, got {samples}")
+        if out.suffix != ".npz":
+            raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
+        mix = _street_mix(street_mix)
+        started = time.perf_counter()
+        with _progress_bar(json_output) as bar:
+            task = bar.add_task("samples", total=samples)
+            dataset = generate_dataset(
+                samples,
+                seed,
+                street_mix=mix,
+                threads=threads or None,
+                progress=lambda done, _total: bar.update(task, completed=done),
+            )
+        seconds = time.perf_counter() - started
+        path = save_dataset(dataset, out)
+    figures = {
+        "path": str(path),
+        "samples": len(dataset),
+        "seed": seed,
+        "street_mix": list(dataset.street_mix),
+        "samples_by_street": {
+            name: int((dataset.board_sizes == size).sum())
+            for name, size in (("flop", 3), ("turn", 4), ("river", 5))
+        },
+        "seconds": seconds,
+        "samples_per_s": len(dataset) / seconds if seconds > 0 else 0.0,
+        "bytes": path.stat().st_size,
+        "fingerprint": dataset.fingerprint,
+    }
+    if json_output:
+        print_json(figures)
+        return
+    console.print(
+        f"wrote {figures['samples']:,} samples to {path} in {seconds:.1f} s"
+        f" ({figures['samples_per_s']:,.0f}/s); fingerprint {dataset.fingerprint[:12]}"
+    )
+
+
+@app.command("train")
+def train(
+    data: Annotated[Path | None, typer.Option(help="Training dataset (.npz).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run folder: checkpoints, logs.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="TOML run config; options given here override it.")
+    ] = None,
+    val_data: Annotated[
+        Path | None, typer.Option(help="Separate validation dataset (default: hold out).")
+    ] = None,
+    arch: Annotated[str | None, typer.Option(help="seed or improved.")] = None,
+    epochs: Annotated[int | None, typer.Option(help="Epochs (default 20).")] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Batch size (default 512).")] = None,
+    learning_rate: Annotated[float | None, typer.Option(help="Peak learning rate.")] = None,
+    device: Annotated[str | None, typer.Option(help="cpu, cuda or cuda:N.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for weights and batch order.")] = None,
+    threads: Annotated[int | None, typer.Option(help="torch CPU threads.")] = None,
+    patience: Annotated[
+        int | None, typer.Option(help="Stop after this many epochs without improvement.")
+    ] = None,
+    max_samples: Annotated[
+        int | None, typer.Option(help="Use only the first N samples of --data.")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="Continue the run in --out from last.pt.")] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Train the equity network (seed or improved) and report its validation MSE."""
+    from poolshark.train.equity import EquityTrainConfig, train_equity
+
+    overrides: dict[str, Any] = {
+        "data": data,
+        "out": out,
+        "val_data": val_data,
+        "arch": arch,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "learning_rate": learning_rate,
+        "device": device,
+        "seed": seed,
+        "threads": threads,
+        "patience": patience,
+        "max_samples": max_samples,
+    }
+    with user_errors():
+        if config is not None:
+            run = EquityTrainConfig.from_toml(config, **overrides)
+        else:
+            run = EquityTrainConfig.model_validate(
+                {k: v for k, v in overrides.items() if v is not None}
+            )
+        with _progress_bar(json_output) as bar:
+            tasks: list[TaskID] = []  # added on the first step, once the data has loaded
+
+            def on_step(step: int, total: int) -> None:
+                if not tasks:
+                    tasks.append(bar.add_task(f"train {run.arch}", total=total))
+                bar.update(tasks[0], completed=step)
+
+            def on_epoch(entry: dict[str, float]) -> None:
+                if not json_output:
+                    errors.print(
+                        f"epoch {entry['epoch']:.0f}: train loss {entry['train_loss']:.6f},"
+                        f" val MSE {entry['val_mse']:.6f}"
+                    )
+
+            result = train_equity(
+                run,
+                resume=resume,
+                on_step=on_step,
+                on_epoch=on_epoch,
+            )
+    if json_output:
+        print_json(result.to_json())
+        return
+    console.print(
+        f"{result.arch}: {result.parameters:,} parameters, {result.train_samples:,} training"
+        f" samples, {result.epochs_run} epochs, {result.samples_per_s:,.0f} samples/s"
+    )
+    if result.best_val is not None:
+        console.print(_report_table(f"best epoch {result.best_epoch}", result.best_val))
+    console.print(f"checkpoints: {result.best_checkpoint}, {result.last_checkpoint}")
+
+
+@app.command("eval")
+def evaluate(
+    checkpoint: Annotated[Path, typer.Option(help="A checkpoint (best.pt or last.pt).")],
+    data: Annotated[Path, typer.Option(help="Dataset to score it on (.npz).")],
+    device: Annotated[str, typer.Option(help="cpu, cuda or cuda:N.")] = "cpu",
+    max_samples: Annotated[int | None, typer.Option(help="Use only the first N samples.")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Masked MSE (overall and per street), RMSE and MAE of a trained network on a dataset."""
+    from poolshark.train.equity import evaluate_checkpoint
+
+    with user_errors():
+        report, info = evaluate_checkpoint(checkpoint, data, device=device, max_samples=max_samples)
+    if json_output:
+        print_json({**info, **report.to_json()})
+        return
+    title = f"{info['arch']} network, epoch {info['epoch']}"
+    if not info["same_data_as_training"]:
+        title += " (on data it was not trained on)"
+    console.print(_report_table(title, report))
+
+
+def _report_table(title: str, report: EvalReport) -> Table:
+    """MSE per street and overall as a small table."""
+    table = Table(title=title, title_justify="left")
+    for column in ("street", "MSE", "RMSE (equity points)"):
+        table.add_column(column, justify="left" if column == "street" else "right")
+    for name, mse in report.mse_by_street.items():
+        table.add_row(name, f"{mse:.6f}", f"{100 * mse**0.5:.2f}")
+    table.add_row("all", f"{report.mse:.6f}", f"{100 * report.rmse:.2f}")
+    return table

@@ -1,0 +1,1 @@
+"""Learned models of cards and of the player pool: the equity network first."""

@@ -1,0 +1,1 @@
+"""Training loops for the learned models, with resumable checkpoints and TensorBoard logs."""

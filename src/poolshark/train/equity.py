@@ -1,0 +1,531 @@
+"""Training and evaluation of the equity network: one validated config, resumable runs.
+
+A run reads an equity dataset (:mod:`poolshark.models.equity_data`), holds out a validation
+part (the last ``val_fraction`` of the samples, or a separate file), and minimizes the
+masked MSE with AdamW and a cosine learning-rate decay. Every ``checkpoint_every`` steps and
+at the end of every epoch it writes ``last.pt`` atomically; the best epoch by validation
+MSE goes to ``best.pt``. Batches are ordered by ``(seed, epoch)`` and the torch random state
+is saved with the weights, so a killed run resumed with ``resume=True`` continues exactly
+where the checkpoint left it. Checkpoints hold only tensors and plain values, so
+``torch.load(path, weights_only=True)`` reads them; they carry the config and the data
+fingerprint. Scalars go to TensorBoard event files under ``<out>/tensorboard``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from poolshark.models.equity_data import NO_CARD, EquityDataset, load_dataset
+from poolshark.models.equity_net import (
+    Architecture,
+    EquityNet,
+    build_model,
+    masked_mse,
+    possible_combos,
+)
+from poolshark.train.tensorboard import ScalarLog
+
+CHECKPOINT_FORMAT = "poolshark-equity-net-v1"
+STREETS = ("flop", "turn", "river")
+EVAL_BATCH = 4096
+_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
+_RESUMABLE_CHANGES = ("data", "val_data", "out", "device", "threads", "patience")
+"""Config keys a resumed run may change (the data fingerprint guards the data itself)."""
+
+
+class TrainingError(ValueError):
+    """A run that cannot start or resume as asked; the message says why."""
+
+
+class EquityTrainConfig(BaseModel):
+    """Everything that defines an equity-network training run (TOML keys of the same names).
+
+    ``arch`` picks the network; ``width``, ``blocks``, ``head`` and ``dropout`` shape the
+    improved one (the seed network is fixed, dropout 0.1). ``val_fraction`` of the data is
+    held out unless ``val_data`` names a separate file. ``patience``: stop after that many
+    epochs without a better validation MSE (None: never stop early).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    data: Path
+    out: Path
+    val_data: Path | None = None
+    val_fraction: float = Field(0.05, gt=0.0, lt=0.5)
+    arch: Architecture = "improved"
+    width: int = Field(768, ge=8, le=16384)
+    blocks: int = Field(2, ge=0, le=32)
+    head: int = Field(768, ge=8, le=16384)
+    dropout: float | None = Field(None, ge=0.0, lt=1.0)
+    epochs: int = Field(20, ge=1, le=10_000)
+    batch_size: int = Field(512, ge=2, le=1 << 20)
+    learning_rate: float = Field(1e-3, gt=0.0, le=1.0)
+    weight_decay: float = Field(0.0, ge=0.0, le=1.0)
+    schedule: Literal["cosine", "constant"] = "cosine"
+    seed: int = Field(0, ge=0)
+    device: str = "cpu"
+    threads: int | None = Field(None, ge=1, le=1024)
+    checkpoint_every: int = Field(2000, ge=1)
+    log_every: int = Field(50, ge=1)
+    patience: int | None = Field(None, ge=1)
+    max_samples: int | None = Field(None, ge=1)
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str) -> str:
+        if not _DEVICE.match(value):
+            raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _seed_shape(self) -> EquityTrainConfig:
+        if self.arch == "seed" and self.dropout not in (None, 0.1):
+            raise ValueError("the seed architecture is fixed: dropout 0.1")
+        return self
+
+    @classmethod
+    def from_toml(cls, path: Path, **overrides: Any) -> EquityTrainConfig:
+        """Load a TOML file; ``overrides`` (not None) replace its keys. Errors name the file."""
+        try:
+            document = tomllib.loads(Path(path).read_text())
+        except OSError as error:
+            raise TrainingError(f"cannot read config {str(path)!r}: {error.strerror}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise TrainingError(f"config {str(path)!r} is not valid TOML: {error}") from None
+        document.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(document)
+
+    def model_hyperparameters(self) -> dict[str, Any]:
+        """Constructor arguments of the chosen network."""
+        if self.arch == "seed":
+            return {"dropout": 0.1}
+        return {
+            "width": self.width,
+            "blocks": self.blocks,
+            "head": self.head,
+            "dropout": 0.0 if self.dropout is None else self.dropout,
+        }
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    """Masked MSE of a model on some samples, overall and per street, and its RMSE and MAE."""
+
+    samples: int
+    mse: float
+    rmse: float
+    mae: float
+    mse_by_street: dict[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return {
+            "samples": self.samples,
+            "mse": self.mse,
+            "rmse": self.rmse,
+            "mae": self.mae,
+            "mse_by_street": dict(self.mse_by_street),
+        }
+
+
+@dataclass
+class TrainResult:
+    """What a finished (or early-stopped) run reports."""
+
+    arch: str
+    parameters: int
+    train_samples: int
+    val_samples: int
+    epochs_run: int
+    best_epoch: int
+    best_val: EvalReport | None
+    history: list[dict[str, float]] = field(default_factory=list)
+    seconds: float = 0.0
+    samples_per_s: float = 0.0
+    stopped_early: bool = False
+    best_checkpoint: str = ""
+    last_checkpoint: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (the CLI's ``--json`` object)."""
+        return {
+            "arch": self.arch,
+            "parameters": self.parameters,
+            "train_samples": self.train_samples,
+            "val_samples": self.val_samples,
+            "epochs_run": self.epochs_run,
+            "best_epoch": self.best_epoch,
+            "best_val": None if self.best_val is None else self.best_val.to_json(),
+            "history": self.history,
+            "seconds": self.seconds,
+            "samples_per_s": self.samples_per_s,
+            "stopped_early": self.stopped_early,
+            "best_checkpoint": self.best_checkpoint,
+            "last_checkpoint": self.last_checkpoint,
+        }
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Samples as tensors on the training device.
+
+    Equities stay float16 to save memory, and the possible-combo mask is recomputed from
+    the cards per batch rather than stored.
+    """
+
+    holes: torch.Tensor
+    boards: torch.Tensor
+    equity: torch.Tensor
+
+    def __len__(self) -> int:
+        return int(self.holes.shape[0])
+
+    def batch(self, rows: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """(holes, boards, equity float32, possible-combo mask) of the given rows."""
+        holes, boards = self.holes[rows], self.boards[rows]
+        return holes, boards, self.equity[rows].float(), possible_combos(holes, boards)
+
+
+def to_samples(dataset: EquityDataset, rows: slice, device: str) -> Samples:
+    """A range of a dataset's rows as :class:`Samples` on ``device`` (a view on the CPU)."""
+    target = torch.device(device)
+    return Samples(
+        holes=torch.from_numpy(dataset.holes[rows].astype(np.int64)).to(target),
+        boards=torch.from_numpy(dataset.boards[rows].astype(np.int64)).to(target),
+        equity=torch.from_numpy(dataset.equity[rows]).to(target),
+    )
+
+
+@torch.no_grad()
+def evaluate(model: EquityNet, samples: Samples, batch_size: int = EVAL_BATCH) -> EvalReport:
+    """Masked MSE, RMSE and mean absolute error of ``model`` on ``samples`` (eval mode)."""
+    was_training = model.training
+    model.eval()
+    squared = torch.zeros(3, dtype=torch.float64)
+    absolute = torch.zeros(3, dtype=torch.float64)
+    counts = torch.zeros(3, dtype=torch.float64)
+    for start in range(0, len(samples), batch_size):
+        rows = torch.arange(
+            start, min(start + batch_size, len(samples)), device=samples.holes.device
+        )
+        holes, boards, equity, mask = samples.batch(rows)
+        error = (model(holes, boards) - equity) * mask
+        street = ((boards != NO_CARD).sum(dim=1) - 3).clamp(0, 2)
+        weight = mask.sum(dim=1).double()
+        squared.index_add_(0, street.cpu(), (error**2).sum(dim=1).double().cpu())
+        absolute.index_add_(0, street.cpu(), error.abs().sum(dim=1).double().cpu())
+        counts.index_add_(0, street.cpu(), weight.cpu())
+    model.train(was_training)
+    total = float(counts.sum().clamp(min=1.0))
+    mse = float(squared.sum()) / total
+    by_street = {
+        name: float(squared[i] / counts[i]) for i, name in enumerate(STREETS) if counts[i] > 0
+    }
+    return EvalReport(
+        samples=len(samples),
+        mse=mse,
+        rmse=math.sqrt(mse),
+        mae=float(absolute.sum()) / total,
+        mse_by_street=by_street,
+    )
+
+
+def count_parameters(model: torch.nn.Module) -> int:
+    """Number of trainable parameters."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def save_atomic(payload: dict[str, Any], path: Path) -> None:
+    """``torch.save`` to a temp file beside ``path``, then rename over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
+        try:
+            torch.save(payload, tmp)
+        except BaseException:
+            tmp.close()
+            os.unlink(tmp.name)
+            raise
+    os.chmod(tmp.name, 0o644)
+    os.replace(tmp.name, path)
+
+
+def read_checkpoint(path: Path, device: str = "cpu") -> dict[str, Any]:
+    """A checkpoint's dict, loaded with ``weights_only=True``; errors name the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise TrainingError(f"no checkpoint at {str(path)!r}")
+    try:
+        payload = torch.load(path, map_location=torch.device(device), weights_only=True)
+    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
+        raise TrainingError(f"cannot read checkpoint {str(path)!r}: {error}") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise TrainingError(f"{str(path)!r} is not an equity-network checkpoint")
+    return payload
+
+
+def load_equity_net(path: Path, device: str = "cpu") -> tuple[EquityNet, dict[str, Any]]:
+    """The network stored in a checkpoint, in eval mode on ``device``, and the checkpoint."""
+    payload = read_checkpoint(path, device)
+    model = build_model(str(payload["arch"]), dict(payload["hyperparameters"]))
+    model.load_state_dict(payload["model"])
+    model.to(torch.device(device))
+    model.eval()
+    return model, payload
+
+
+def _check_device(device: str) -> None:
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise TrainingError(f"device {device!r} asked for, but torch sees no CUDA GPU here")
+
+
+def _split(
+    config: EquityTrainConfig,
+) -> tuple[EquityDataset, slice, EquityDataset, slice]:
+    """(train dataset, train rows, validation dataset, validation rows), rows as ranges."""
+    data = load_dataset(config.data)
+    n = len(data) if config.max_samples is None else min(len(data), config.max_samples)
+    if config.val_data is not None:
+        val = load_dataset(config.val_data)
+        train_rows, val_rows = slice(0, n), slice(0, len(val))
+    else:
+        val = data
+        held = max(1, round(n * config.val_fraction))
+        train_rows, val_rows = slice(0, n - held), slice(n - held, n)
+    if train_rows.stop - train_rows.start < config.batch_size:
+        raise TrainingError(
+            f"only {train_rows.stop - train_rows.start} training samples for batches of"
+            f" {config.batch_size}"
+        )
+    return data, train_rows, val, val_rows
+
+
+def _learning_rate(config: EquityTrainConfig, step: int, total: int) -> float:
+    if config.schedule == "constant":
+        return config.learning_rate
+    return config.learning_rate * 0.5 * (1.0 + math.cos(math.pi * min(step, total) / total))
+
+
+def _epoch_order(seed: int, epoch: int, n: int) -> torch.Tensor:
+    """The batch order of one epoch: a permutation fixed by (seed, epoch)."""
+    return torch.from_numpy(np.random.default_rng([seed, epoch]).permutation(n))
+
+
+StepCallback = Callable[[int, int], None]
+"""Called as ``on_step(step, total_steps)``."""
+EpochCallback = Callable[[dict[str, float]], None]
+"""Called with each epoch's history entry."""
+
+
+def train_equity(
+    config: EquityTrainConfig,
+    *,
+    resume: bool = False,
+    on_step: StepCallback | None = None,
+    on_epoch: EpochCallback | None = None,
+) -> TrainResult:
+    """Run (or resume) the training that ``config`` describes; see the module docstring."""
+    _check_device(config.device)
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    device = torch.device(config.device)
+    data, train_rows, val_data, val_rows = _split(config)
+    train = to_samples(data, train_rows, config.device)
+    val = to_samples(val_data, val_rows, config.device)
+    fingerprint = data.fingerprint
+    out = Path(config.out)
+    last_path, best_path = out / "last.pt", out / "best.pt"
+
+    torch.manual_seed(config.seed)
+    model = build_model(config.arch, config.model_hyperparameters()).to(device)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    steps_per_epoch = len(train) // config.batch_size
+    total_steps = steps_per_epoch * config.epochs
+    state: dict[str, Any] = {
+        "epoch": 0,
+        "step_in_epoch": 0,
+        "global_step": 0,
+        "loss_sum": 0.0,
+        "best_mse": math.inf,
+        "best_epoch": 0,
+        "stale_epochs": 0,
+        "history": [],
+        "seconds": 0.0,
+    }
+    if resume:
+        state = _restore(config, fingerprint, last_path, model, optimizer, state)
+    elif last_path.exists():
+        raise TrainingError(
+            f"{str(last_path)!r} exists: pass resume to continue that run, or choose a new out"
+        )
+
+    log = ScalarLog(out / "tensorboard")
+
+    def checkpoint(path: Path, payload_state: dict[str, Any]) -> None:
+        save_atomic(
+            {
+                "format": CHECKPOINT_FORMAT,
+                "arch": config.arch,
+                "hyperparameters": model.hyperparameters(),
+                "config": config.model_dump(mode="json"),
+                "data_fingerprint": fingerprint,
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "torch_rng": torch.get_rng_state(),
+                "cuda_rng": torch.cuda.get_rng_state() if device.type == "cuda" else None,
+                **payload_state,
+            },
+            path,
+        )
+
+    started = time.perf_counter() - float(state["seconds"])
+    trained_samples = 0
+    session_start = time.perf_counter()
+    stopped_early = False
+    model.train()
+    try:
+        while int(state["epoch"]) < config.epochs:
+            epoch = int(state["epoch"])
+            order = _epoch_order(config.seed, epoch, len(train)).to(device)
+            window_loss, window_steps = 0.0, 0
+            for step in range(int(state["step_in_epoch"]), steps_per_epoch):
+                rows = order[step * config.batch_size : (step + 1) * config.batch_size]
+                holes, boards, equity, mask = train.batch(rows)
+                rate = _learning_rate(config, int(state["global_step"]), total_steps)
+                for group in optimizer.param_groups:
+                    group["lr"] = rate
+                loss = masked_mse(model(holes, boards), equity, mask)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()  # type: ignore[no-untyped-call]
+                optimizer.step()
+                value = float(loss.detach())
+                state["loss_sum"] = float(state["loss_sum"]) + value
+                state["global_step"] = int(state["global_step"]) + 1
+                state["step_in_epoch"] = step + 1
+                trained_samples += len(rows)
+                window_loss += value
+                window_steps += 1
+                if window_steps == config.log_every:
+                    log.scalar("train/loss", window_loss / window_steps, state["global_step"])
+                    log.scalar("train/learning_rate", rate, state["global_step"])
+                    window_loss, window_steps = 0.0, 0
+                if on_step is not None:
+                    on_step(int(state["global_step"]), total_steps)
+                if int(state["global_step"]) % config.checkpoint_every == 0:
+                    state["seconds"] = time.perf_counter() - started
+                    checkpoint(last_path, state)
+                    log.flush()
+            report = evaluate(model, val)
+            entry = {
+                "epoch": float(epoch + 1),
+                "train_loss": float(state["loss_sum"]) / max(1, steps_per_epoch),
+                "val_mse": report.mse,
+                **{f"val_mse_{k}": v for k, v in report.mse_by_street.items()},
+            }
+            state["history"] = [*state["history"], entry]
+            for key, value in entry.items():
+                if key != "epoch":
+                    log.scalar(f"epoch/{key}", value, epoch + 1)
+            if on_epoch is not None:
+                on_epoch(entry)
+            improved = report.mse < float(state["best_mse"])
+            state.update(
+                epoch=epoch + 1,
+                step_in_epoch=0,
+                loss_sum=0.0,
+                seconds=time.perf_counter() - started,
+                best_mse=report.mse if improved else state["best_mse"],
+                best_epoch=epoch + 1 if improved else state["best_epoch"],
+                stale_epochs=0 if improved else int(state["stale_epochs"]) + 1,
+            )
+            if improved:
+                checkpoint(best_path, state)
+            checkpoint(last_path, state)
+            log.flush()
+            if config.patience is not None and int(state["stale_epochs"]) >= config.patience:
+                stopped_early = True
+                break
+    finally:
+        log.close()
+
+    best_val = None
+    if best_path.exists():
+        best_model, _ = load_equity_net(best_path, config.device)
+        best_val = evaluate(best_model, val)
+    session_seconds = time.perf_counter() - session_start
+    return TrainResult(
+        arch=config.arch,
+        parameters=count_parameters(model),
+        train_samples=len(train),
+        val_samples=len(val),
+        epochs_run=int(state["epoch"]),
+        best_epoch=int(state["best_epoch"]),
+        best_val=best_val,
+        history=list(state["history"]),
+        seconds=time.perf_counter() - started,
+        samples_per_s=trained_samples / session_seconds if session_seconds > 0 else 0.0,
+        stopped_early=stopped_early,
+        best_checkpoint=str(best_path),
+        last_checkpoint=str(last_path),
+    )
+
+
+def _restore(
+    config: EquityTrainConfig,
+    fingerprint: str,
+    path: Path,
+    model: EquityNet,
+    optimizer: torch.optim.Optimizer,
+    state: dict[str, Any],
+) -> dict[str, Any]:
+    """Load ``last.pt`` into the model and optimizer; the run state to continue from."""
+    payload = read_checkpoint(path, config.device)
+    if payload["data_fingerprint"] != fingerprint:
+        raise TrainingError(f"{str(path)!r} was trained on other data; cannot resume on this file")
+    saved = dict(payload["config"])
+    now = config.model_dump(mode="json")
+    changed = sorted(
+        key for key in now if key not in _RESUMABLE_CHANGES and saved.get(key) != now[key]
+    )
+    if changed:
+        raise TrainingError(
+            f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}"
+        )
+    model.load_state_dict(payload["model"])
+    optimizer.load_state_dict(payload["optimizer"])
+    torch.set_rng_state(payload["torch_rng"].cpu())
+    if payload.get("cuda_rng") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state(payload["cuda_rng"].cpu())
+    return {key: payload[key] for key in state}
+
+
+def evaluate_checkpoint(
+    checkpoint: Path, data: Path, *, device: str = "cpu", max_samples: int | None = None
+) -> tuple[EvalReport, dict[str, Any]]:
+    """Masked MSE of a saved network on a dataset file; (report, checkpoint info)."""
+    _check_device(device)
+    model, payload = load_equity_net(checkpoint, device)
+    dataset = load_dataset(data)
+    n = len(dataset) if max_samples is None else min(len(dataset), max_samples)
+    samples = to_samples(dataset, slice(0, n), device)
+    info = {
+        "arch": payload["arch"],
+        "epoch": int(payload["epoch"]),
+        "data_fingerprint": payload["data_fingerprint"],
+        "same_data_as_training": payload["data_fingerprint"] == dataset.fingerprint,
+    }
+    return evaluate(model, samples), info
