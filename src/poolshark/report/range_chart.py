@@ -10,6 +10,7 @@ class's combos that are in the range, see :func:`class_frequencies`), laid out a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +19,9 @@ from rich.text import Text
 
 from poolshark.cards.combos import CLASS_NAMES, CLASS_SIZE, COMBO_CLASS, N_CLASSES, N_COMBOS
 from poolshark.cards.ranges import Range
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FORMATS = (".png", ".svg", ".pdf")
 """File suffixes :func:`save_chart` can write."""
@@ -113,19 +117,39 @@ def save_chart(
     it can be searched and styled, and is byte-identical from one save to the next.
     """
     from matplotlib import rc_context
-    from matplotlib.colors import LinearSegmentedColormap
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import PercentFormatter
 
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise ValueError(f"cannot save a range chart as {path.name!r}: use one of {FORMATS}")
+    figure = draw_chart(
+        freqs, title=title, values=values, value_format=value_format, shade_label=shade_label
+    )
+    with rc_context({"svg.hashsalt": "poolshark", "svg.fonttype": "none"}):
+        figure.savefig(path, dpi=150, metadata=_metadata(path.suffix.lower()))
+    return path
+
+
+def draw_chart(
+    freqs: Range | npt.ArrayLike,
+    *,
+    title: str | None = None,
+    values: npt.ArrayLike | None = None,
+    value_format: str = "{:.0%}",
+    shade_label: str = "share of the class's combos in the range",
+    size: float = 8.4,
+) -> Figure:
+    """The chart as a matplotlib figure (``size`` inches wide); see :func:`save_chart`."""
+    from matplotlib.colors import LinearSegmentedColormap
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import PercentFormatter
+
     shares = class_frequencies(freqs)
     shown = np.where(shares > 0, shares, np.nan) if values is None else _class_values(values)
     colors = [(at, (red / 255, green / 255, blue / 255)) for at, (red, green, blue) in PALETTE]
     colormap = LinearSegmentedColormap.from_list("poolshark_range", colors)
 
-    figure = Figure(figsize=(8.4, 8.0), layout="constrained")
+    scale = size / 8.4
+    figure = Figure(figsize=(size, size * 8.0 / 8.4), layout="constrained")
     axes = figure.add_subplot()
     mesh = axes.pcolormesh(
         shares.reshape(13, 13), cmap=colormap, vmin=0.0, vmax=1.0, edgecolors="white", linewidth=1.5
@@ -138,21 +162,28 @@ def save_chart(
         ink = "white" if _is_dark(_shade(share)) else "#222222" if share > 0 else "#8c8c8c"
         label = "" if np.isnan(number) else value_format.format(number)
         x = column + 0.5
-        axes.text(x, row + 0.45, name, ha="center", va="bottom", color=ink, weight="bold")
-        axes.text(x, row + 0.52, label, ha="center", va="top", color=ink, fontsize=8)
+        axes.text(
+            x,
+            row + 0.45,
+            name,
+            ha="center",
+            va="bottom",
+            color=ink,
+            weight="bold",
+            fontsize=10 * scale,
+        )
+        axes.text(x, row + 0.52, label, ha="center", va="top", color=ink, fontsize=8 * scale)
     if title is not None:
-        axes.set_title(title, fontsize=14, fontweight="bold", pad=10)
+        axes.set_title(title, fontsize=14 * scale, fontweight="bold", pad=10 * scale)
     if values is None:
         footer = summary(shares)
-        figure.text(0.5, 0.01, footer, ha="center", va="bottom", fontsize=10, color="#444")
+        figure.text(0.5, 0.01, footer, ha="center", va="bottom", fontsize=10 * scale, color="#444")
     colorbar = figure.colorbar(mesh, ax=axes, fraction=0.035, pad=0.02, aspect=30)
-    colorbar.set_label(shade_label, color="#444")
+    colorbar.set_label(shade_label, color="#444", fontsize=10 * scale)
     colorbar.ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    colorbar.ax.tick_params(labelsize=9 * scale)
     colorbar.outline.set_visible(False)
-
-    with rc_context({"svg.hashsalt": "poolshark", "svg.fonttype": "none"}):
-        figure.savefig(path, dpi=150, metadata=_metadata(path.suffix.lower()))
-    return path
+    return figure
 
 
 def _class_values(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
