@@ -51,7 +51,7 @@ from poolshark.train.equity import (
     to_samples,
     train_equity,
 )
-from poolshark.train.tensorboard import crc32c, read_scalars
+from poolshark.train.tensorboard import read_scalars
 
 runner = CliRunner()
 torch.manual_seed(0)
@@ -282,11 +282,6 @@ def test_config_validation_and_toml(tmp_path: Path) -> None:
         EquityTrainConfig.from_toml(tmp_path / "missing.toml")
     with pytest.raises(ValueError, match="unknown equity network architecture"):
         build_model("lstm")
-
-
-def test_tensorboard_framing_uses_crc32c() -> None:
-    """The CRC is Castagnoli's: the standard check value of '123456789'."""
-    assert crc32c(b"123456789") == 0xE3069283
 
 
 def test_cli_data_train_eval_round_trip(tmp_path: Path) -> None:
