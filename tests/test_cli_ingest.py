@@ -41,6 +41,7 @@ def test_ingest_json_counts_add_up_and_a_second_run_adds_nothing(
         assert key in first
     assert first["files"] == 3
     assert first["seen"] == 2986
+    assert first["warnings"] == {"winnings-over-pot": 6}
     assert first["seen"] == first["parsed"] + sum(first["rejected"].values()) + first["duplicates"]
     rows = pl.scan_parquet(out / "rows" / "*.parquet").select(pl.len()).collect().item()
     assert rows == first["rows"] > 25_000

@@ -23,7 +23,7 @@ from poolshark.cards.card import parse_cards
 from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.table import ForcedBets, Move, Street, Table
 from poolshark.histories.record import HandRecord, HistoryError, RecordedAction, Seat
-from poolshark.histories.replay import record_from_table, replay
+from poolshark.histories.replay import judge, record_from_table, replay, warning_message
 from poolshark.histories.split import parse_hand, read_hands
 
 FIXTURES = Path(__file__).parent / "data" / "pokerstars"
@@ -297,6 +297,58 @@ def test_tampered_records_are_rejected_with_the_right_reason() -> None:
             with pytest.raises(HistoryError) as caught:
                 replay(bad)
             assert caught.value.reason == reason, (reason, caught.value)
+
+
+def test_winnings_over_the_pot_by_a_dropped_post_are_accepted_with_a_warning() -> None:
+    """A hand folded around to a raise, collecting a dead small blind the record lacks:
+    the strict replay rejects it, the judge accepts it marked ``winnings-over-pot``; more
+    than a small and a big blind over, or paid to someone the replay does not pay, stays
+    rejected; a clean hand gets no warning."""
+    config = GameConfig(seats=4, small_blind=10, big_blind=25)
+    table = Table(config, [2000] * 4, button=0, seed=3, forced=ForcedBets((0, 10, 25, 0)))
+    table.raise_to(60)
+    table.fold()
+    table.fold()
+    table.fold()
+    clean = record_from_table(table, site="Sim", hand_id="1", reveal="none")
+    assert clean.winnings == (0, 0, 0, 60)
+    assert clean.rake == 0
+    assert judge(clean).record is clean
+    dropped = replace(clean, winnings=(0, 0, 0, 70), rake=-10)
+    with pytest.raises(HistoryError, match="collect 10 more than the pot"):
+        replay(dropped)
+    judged = judge(dropped)
+    assert judged.record.warnings == ("winnings-over-pot",)
+    assert judged.record == replace(dropped, warnings=("winnings-over-pot",))
+    assert judged.table.stack == [2000, 1990, 1975, 2035]  # the betting, as replayed
+    assert "collect 10 more than the pot of 60" in warning_message(judged.record)
+    for bad in (
+        replace(clean, winnings=(0, 0, 0, 96), rake=-36),  # beyond a small and big blind
+        replace(clean, winnings=(10, 0, 0, 60), rake=-10),  # to a player who folded
+        replace(clean, winnings=(0, 0, 0, 50), rake=-10),  # less than the replay pays
+    ):
+        with pytest.raises(HistoryError) as caught:
+            judge(bad)
+        assert caught.value.reason == "replay-mismatch"
+
+
+def test_the_judge_rejects_what_the_replay_rejects() -> None:
+    """Tampered records (other than winnings over the pot) fare the same in both."""
+    record = next(r for r in fixture_records() if r.hand_id == "254812411090")
+    for bad in (
+        _tamper(record, 0, player=2),
+        _tamper(record, 2, amount=25),
+        replace(record, total_pot=450),
+        replace(record, board=record.board[:4]),
+    ):
+        with pytest.raises(HistoryError) as strict:
+            replay(bad)
+        with pytest.raises(HistoryError) as judged:
+            judge(bad)
+        assert (strict.value.reason, strict.value.message) == (
+            judged.value.reason,
+            judged.value.message,
+        )
 
 
 def test_hand_written_rejections_name_their_reason() -> None:

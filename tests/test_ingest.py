@@ -20,6 +20,7 @@ from polars.testing import assert_frame_equal
 from poolshark.histories.ingest import (
     INDEX_SCHEMA,
     QUARANTINE_MARK,
+    WARNING_MARK,
     IngestError,
     KeySet,
     Summary,
@@ -62,6 +63,7 @@ def check_consistent(summary: Summary, out: Path) -> None:
     """The invariants every run keeps, checked against what is on disk."""
     assert summary.balanced
     assert summary.seen == summary.parsed + sum(summary.rejected.values()) + summary.duplicates
+    assert summary.seen == summary.fast + sum(summary.fallbacks.values())
     saved = json.loads((out / "summary.json").read_text())
     assert saved == summary.to_dict()
     marks = sum(
@@ -87,6 +89,10 @@ def test_the_real_sample_is_ingested_and_the_counts_add_up(
     check_consistent(summary, out)
     assert summary.files == 3
     assert summary.seen == 991 + 998 + 997
+    # The compiled path judged all but the six hands only the engine replay could
+    # (their winnings exceed the pot), which it handed over at the settlement check.
+    assert summary.fallbacks == {"settle": 6}
+    assert summary.fast == summary.seen - 6
     assert summary.parsed / summary.seen >= 0.99
     rows = rows_on_disk(out)
     assert rows.schema == ROW_SCHEMA
@@ -96,6 +102,31 @@ def test_the_real_sample_is_ingested_and_the_counts_add_up(
     assert index.height == summary.parsed
     assert index["key"].n_unique() == summary.parsed
     assert set(rows["hand_id"]) <= set(index["hand_id"])
+
+
+def test_hands_with_winnings_over_the_pot_are_kept_with_a_warning(
+    sample_run: tuple[Summary, Path],
+) -> None:
+    """The sample's six hands whose winnings exceed their pot (a dropped dead post): parsed,
+    counted under ``warnings``, listed in ``OUT/warnings`` with their text, and their rows
+    (only theirs) carry the warning; nothing of the sample is rejected."""
+    summary, out = sample_run
+    if summary.files < 3:
+        pytest.skip("needs the whole sample")
+    assert summary.rejected == {}
+    assert summary.parsed == summary.seen == 2986
+    assert summary.warnings == {"winnings-over-pot": 6}
+    listed = "".join(p.read_text() for p in (out / "warnings").glob(f"{summary.run}-*.txt"))
+    marks = re.findall(
+        rf"^{re.escape(WARNING_MARK)}winnings-over-pot: .+ line \d+\]$", listed, re.M
+    )
+    warned_ids = set(re.findall(r"^hand = (\d+)$", listed, re.M))
+    assert len(marks) == len(warned_ids) == 6
+    rows = rows_on_disk(out)
+    flagged = rows.filter(pl.col("warning").is_not_null())
+    assert set(flagged["hand_id"]) == warned_ids
+    assert set(flagged["warning"]) == {"winnings-over-pot"}
+    assert rows.filter(pl.col("hand_id").is_in(list(warned_ids))).height == flagged.height
 
 
 def test_reingesting_the_same_files_adds_nothing(
@@ -108,6 +139,7 @@ def test_reingesting_the_same_files_adds_nothing(
     assert again.rows == again.parsed == 0
     assert again.duplicates == first.parsed
     assert again.rejected == first.rejected
+    assert again.warnings == {}
     assert rows_on_disk(out).height == before
     assert len(list((out / "rows").glob("*.parquet"))) == first.parts
 
@@ -141,6 +173,7 @@ def test_pokerstars_text_gives_the_same_rows_as_phh(tmp_path: Path) -> None:
     check_consistent(from_stars, tmp_path / "stars")
     assert from_stars.seen == stars.count("PokerStars Hand #")
     assert from_stars.rejected == {}
+    assert from_stars.fast >= from_stars.seen - 1  # CRLF and the mark are no obstacle
     order = ["hand_id", "action_index"]
     phh_rows = rows_on_disk(tmp_path / "phh").sort(order)
     stars_rows = rows_on_disk(tmp_path / "stars").sort(order)

@@ -36,8 +36,9 @@ def ingest_command(
 ) -> None:
     """Turn hand histories (PokerStars text, PHH) into decision rows under OUT/rows.
 
-    Rejected hands go to OUT/quarantine with their reason. Hands already
-    in OUT are skipped: running it again on the same files adds nothing.
+    Rejected hands go to OUT/quarantine with their reason; hands accepted with
+    part of them unverified are counted as warnings and listed in OUT/warnings.
+    Hands already in OUT are skipped: running it again on the same files adds nothing.
     """
     with user_errors():
         summary = ingest(
@@ -73,7 +74,16 @@ def print_summary(summary: Summary) -> None:
         table.add_row(name, f"{value:,}")
     for reason, count in sorted(summary.rejected.items()):
         table.add_row(f"  {reason}", f"{count:,}")
+    if summary.warnings:
+        table.add_row("parsed with a warning (in warnings)", f"{sum(summary.warnings.values()):,}")
+        for reason, count in sorted(summary.warnings.items()):
+            table.add_row(f"  {reason}", f"{count:,}")
     console.print(table)
+    handed = ", ".join(f"{stage} {count:,}" for stage, count in sorted(summary.fallbacks.items()))
+    console.print(
+        f"{summary.fast:,} hands judged by the compiled path"
+        + (f"; handed to the Python reader and engine replay: {handed}" if handed else "")
+    )
     rate = summary.seen / summary.seconds if summary.seconds > 0 else 0.0
     console.print(
         f"{summary.seconds:.1f} s, {rate:,.0f} hands/s on {summary.workers} worker(s)"

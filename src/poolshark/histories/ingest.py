@@ -2,27 +2,31 @@
 
 Each input file is one unit of work, run in a process pool (all cores by default), in
 Ray tasks (``backend="ray"``) or inline (``backend="serial"``). A worker streams its file
-hand by hand (never reading it whole), and in chunks of ``chunk_hands`` parses, drops
-duplicates, replays each hand through the engine and builds decision rows; it writes each
-chunk as a staged part. The parent commits parts one at a time, so the bookkeeping that
-must be global (hands already ingested, in this run or before) lives in one place.
+in blocks of whole hands (never reading it whole), and in chunks of ``chunk_hands`` judges
+them (``fast.judge_hands``: the compiled readers and checks, and for any hand they do not
+pass the Python reader and the engine replay), drops duplicates and builds decision rows;
+it writes each chunk as a staged part. The parent commits parts one at a time, so the
+bookkeeping that must be global (hands already ingested, in this run or before) lives in
+one place.
 
 Layout of the output folder ``OUT``::
 
     OUT/rows/part-RUN-FILE-CHUNK.parquet     decision rows (schema: ``rows.ROW_SCHEMA``)
     OUT/index/part-RUN-FILE-CHUNK.parquet    (site, hand_id, key) of every hand ingested
     OUT/quarantine/RUN-FILE-NAME.txt         each rejected hand: a one-line reason, its text
+    OUT/warnings/RUN-FILE-NAME.txt           each hand accepted with a warning, the same way
     OUT/summary.json                         the last run's summary; runs.jsonl: every run
 
 Nothing is lost and nothing is counted twice: every hand read is parsed, rejected (with a
 reason, into quarantine) or a duplicate, so ``seen = parsed + rejected + duplicates``.
+A parsed hand whose winnings could not be verified (``replay.judge``) is counted under
+``warnings`` by reason, listed in ``OUT/warnings`` and marked in its rows' ``warning``.
 A hand is a duplicate when its site and hand id were ingested before (the index), so
 re-ingesting the same files adds no rows. Keys are 64-bit hashes of site and hand id.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import multiprocessing
 import os
@@ -44,10 +48,13 @@ import polars as pl
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from poolshark.histories.record import HandRecord, HistoryError
-from poolshark.histories.replay import replay
-from poolshark.histories.rows import DEFAULT_SALT, ROW_SCHEMA, build_rows, empty_rows
-from poolshark.histories.split import RawHand, parse_hand, read_hands
+from poolshark.histories.fast import Judged, RowBatch, describe, judge_hands
+from poolshark.histories.fast import hand_key as hand_key  # part of this module's API
+from poolshark.histories.fast_split import Block, read_blocks
+from poolshark.histories.record import HistoryError
+from poolshark.histories.replay import warning_message
+from poolshark.histories.rows import DEFAULT_SALT, ROW_SCHEMA
+from poolshark.histories.split import RawHand
 
 UInt64s = npt.NDArray[np.uint64]
 Backend = Literal["process", "ray", "serial"]
@@ -65,12 +72,6 @@ class IngestError(ValueError):
 
 
 # -- keys and the set of keys already taken ------------------------------------------------
-
-
-def hand_key(site: str, hand_id: str) -> int:
-    """The 64-bit key that identifies a hand across files and runs (never 0)."""
-    digest = hashlib.blake2b(f"{site}\x00{hand_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") or 1
 
 
 @nb.njit(cache=True, nogil=True)
@@ -148,6 +149,7 @@ class Part:
     name: str
     keys: UInt64s
     rows: int
+    warned: dict[int, tuple[str, str]] = field(default_factory=dict)  # key -> reason, entry
 
 
 @dataclass
@@ -155,12 +157,15 @@ class FileResult:
     """What happened to one file's hands (``parsed`` counts hands whose rows are staged)."""
 
     path: str
+    stem: str = ""  # name of this file's quarantine and warnings files
     seen: int = 0
     parsed: int = 0
     duplicates: int = 0
     rows: int = 0
     chars: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
+    fast: int = 0  # hands the fast path accepted alone
+    fallbacks: Counter[str] = field(default_factory=Counter)  # hands it handed over, by stage
     parts: list[Part] = field(default_factory=list)
     error: str | None = None
 
@@ -168,31 +173,43 @@ class FileResult:
 QUARANTINE_MARK = "### rejected: "
 """How each quarantined hand starts: ``### rejected: REASON: MESSAGE [SOURCE line N]``,
 one line, then the hand's text as read, then a blank line."""
+WARNING_MARK = "### warning: "
+"""How each hand in ``OUT/warnings`` starts (then as in quarantine)."""
 
 
 class Quarantine:
-    """Rejected hands of one file: each as a one-line reason, then its raw text.
+    """Rejected (or warned) hands of one file: each as a one-line reason, then its raw text.
 
-    The file is opened on the first rejection, so clean inputs leave no empty files.
+    The file is opened on the first hand, so clean inputs leave no empty files.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, mark: str = QUARANTINE_MARK) -> None:
         self.path = path
+        self.mark = mark
         self._file: Any = None
 
     def add(self, raw: RawHand, reason: str, message: str) -> None:
-        """Write one rejected hand with its reason and where it was read from."""
+        """Write one hand with its reason and where it was read from."""
+        self.write(entry(self.mark, raw, reason, message))
+
+    def write(self, text: str) -> None:
+        """Append an entry made by :func:`entry`."""
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8", errors="replace")
-        line = " ".join(message.split())
-        where = f"{raw.source} line {raw.line}"
-        self._file.write(f"{QUARANTINE_MARK}{reason}: {line} [{where}]\n")
-        self._file.write(raw.text.rstrip("\n") + "\n\n")
+        self._file.write(text)
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
+
+
+def entry(mark: str, raw: RawHand, reason: str, message: str) -> str:
+    """One hand as quarantine and warnings files list it: the mark, the reason, the message
+    and where the hand was read, on one line; then its text; then a blank line."""
+    line = " ".join(message.split())
+    where = f"{raw.source} line {raw.line}"
+    return f"{mark}{reason}: {line} [{where}]\n" + raw.text.rstrip("\n") + "\n\n"
 
 
 def ingest_file(
@@ -204,15 +221,15 @@ def ingest_file(
     ``error``; the hands read before that are still processed and counted.
     """
     out = Path(options.out)
-    result = FileResult(path)
     name = f"{options.run}-{number:05d}"
-    quarantine = Quarantine(out / "quarantine" / f"{name}-{_safe(Path(path).stem)}.txt")
+    result = FileResult(path, stem=f"{name}-{_safe(Path(path).stem)}.txt")
+    quarantine = Quarantine(out / "quarantine" / result.stem)
     work = _Chunks(options, name, _load_known(options.known), result, quarantine, progress)
     try:
-        for raw in read_hands(Path(path)):
-            work.add(raw)
+        for block in read_blocks(Path(path)):
+            work.add(block)
     except (OSError, UnicodeError, HistoryError) as error:
-        result.error = _describe(error)
+        result.error = describe(error)
     finally:
         work.flush()
         quarantine.close()
@@ -220,7 +237,9 @@ def ingest_file(
 
 
 class _Chunks:
-    """Collects a file's hands and processes them ``chunk_hands`` at a time."""
+    """Collects a file's hands and processes them ``chunk_hands`` at a time: the fast path
+    judges each block's share of the chunk (``fast.judge_hands``), duplicates are dropped
+    in hand order, and the rows of the chunk's hands are built in one go."""
 
     def __init__(
         self,
@@ -238,118 +257,99 @@ class _Chunks:
         self.quarantine = quarantine
         self.progress = progress
         self.taken: set[int] = set()  # keys of this file's hands already accepted
-        self.pending: list[RawHand] = []
+        self.pending: list[tuple[Block, int, int]] = []
+        self.pending_hands = 0
 
-    def add(self, raw: RawHand) -> None:
-        self.pending.append(raw)
-        if len(self.pending) >= self.options.chunk_hands:
-            self.flush()
+    def add(self, block: Block) -> None:
+        """Queue a block's hands, processing every ``chunk_hands`` of them."""
+        lo = 0
+        while lo < block.hands:
+            take = min(block.hands - lo, self.options.chunk_hands - self.pending_hands)
+            self.pending.append((block, lo, lo + take))
+            self.pending_hands += take
+            lo += take
+            if self.pending_hands >= self.options.chunk_hands:
+                self.flush()
 
     def flush(self) -> None:
-        """Process the pending hands: parse, dedupe, replay, rows; stage them as a part."""
+        """Process the pending hands: judge, dedupe, rows; stage them as a part."""
         if not self.pending:
             return
-        chunk, self.pending = self.pending, []
-        self.result.seen += len(chunk)
-        parsed = [item for item in map(self._parse, chunk) if item]
-        keys = np.array([item.key for item in parsed], dtype=np.uint64)
-        accepted: list[_Hand] = []
-        for item, old in zip(parsed, _contains(self.known, keys).tolist(), strict=True):
-            if old or item.key in self.taken:
-                self.result.duplicates += 1
-            elif self._replays(item):
-                self.taken.add(item.key)
-                accepted.append(item)
-        frame, kept = self._rows(accepted)
-        if kept:
-            self._stage(frame, kept)
-        chars = sum(len(raw.text) for raw in chunk)
+        pieces, self.pending, self.pending_hands = self.pending, [], 0
+        batch = RowBatch()
+        kept = _Kept()
+        chars = 0
+        for block, lo, hi in pieces:
+            judged = judge_hands(block, lo, hi, check=self.options.replay)
+            self.result.fallbacks.update(judged.fallbacks)
+            self.result.fast += int(judged.fast.sum())
+            batch.add(judged, self._dedupe(judged, kept))
+            self.result.seen += judged.hands
+            chars += block.bytes(lo, hi)
+        if kept.keys:
+            self._stage(batch.frame(salt=self.options.salt), kept)
         self.result.chars += chars
         if self.progress is not None:
-            self.progress(len(chunk), chars)
+            self.progress(sum(hi - lo for _, lo, hi in pieces), chars)
 
-    def _parse(self, raw: RawHand) -> _Hand | None:
-        try:
-            record = parse_hand(raw)
-        except HistoryError as error:
-            self._reject(raw, error.reason, error.message)
-            return None
-        except Exception as error:  # a reader bug must not stop the run: keep the hand
-            self._reject(raw, "internal-error", _describe(error))
-            return None
-        return _Hand(raw, record, hand_key(record.site, record.hand_id))
+    def _dedupe(self, judged: Judged, kept: _Kept) -> npt.NDArray[np.bool_]:
+        """Which hands of ``judged`` to keep: accepted and not seen before (in this file,
+        in hand order, or in earlier runs); the others are counted, rejected ones
+        quarantined."""
+        keep = np.zeros(judged.hands, dtype=np.bool_)
+        keys = judged.key.tolist()
+        old = _contains(self.known, judged.key).tolist()
+        accepted = judged.accepted.tolist()
+        taken = self.taken
+        for i, key in enumerate(keys):
+            if key and (old[i] or key in taken):
+                self.result.duplicates += 1
+            elif accepted[i]:
+                taken.add(key)
+                keep[i] = True
+                kept.add(judged, i)
+            else:
+                reason, message = judged.rejected[i]
+                self._reject(judged.raw(i), reason, message)
+        return keep
 
-    def _replays(self, hand: _Hand) -> bool:
-        if not self.options.replay:
-            return True
-        try:
-            replay(hand.record)
-        except HistoryError as error:
-            self._reject(hand.raw, error.reason, error.message)
-            return False
-        except Exception as error:
-            self._reject(hand.raw, "internal-error", _describe(error))
-            return False
-        return True
-
-    def _rows(self, hands: list[_Hand]) -> tuple[pl.DataFrame, list[_Hand]]:
-        """Rows of the hands; those the row builder cannot follow are rejected."""
-        if not hands:
-            return empty_rows(), []
-        try:
-            rows = build_rows([hand.record for hand in hands], salt=self.options.salt)
-        except Exception as problem:  # an odd record (absurd amounts, ...): find it
-            if len(hands) == 1:
-                self.taken.discard(hands[0].key)
-                self._reject(hands[0].raw, "internal-error", _describe(problem))
-                return empty_rows(), []
-            frames, kept = [], []
-            for hand in hands:
-                frame, ok = self._rows([hand])
-                frames.append(frame)
-                kept.extend(ok)
-            return pl.concat(frames), kept
-        for index, error in rows.rejected.items():
-            hand = hands[index]
-            self.taken.discard(hand.key)
-            self._reject(hand.raw, error.reason, error.message)
-        return rows.frame, [h for i, h in enumerate(hands) if i not in rows.rejected]
-
-    def _stage(self, frame: pl.DataFrame, hands: list[_Hand]) -> None:
+    def _stage(self, frame: pl.DataFrame, kept: _Kept) -> None:
         name = f"{self.name}-{len(self.result.parts):04d}"
         staging = Path(self.options.out) / "staging" / self.options.run
         staging.mkdir(parents=True, exist_ok=True)
-        keys = np.array([hand.key for hand in hands], dtype=np.uint64)
+        keys = np.array(kept.keys, dtype=np.uint64)
         index = pl.DataFrame(
-            {
-                "site": [hand.record.site for hand in hands],
-                "hand_id": [hand.record.hand_id for hand in hands],
-                "key": keys,
-            },
-            schema=INDEX_SCHEMA,
+            {"site": kept.sites, "hand_id": kept.hand_ids, "key": keys}, schema=INDEX_SCHEMA
         )
         index.write_parquet(staging / f"index-{name}.parquet")
         frame.write_parquet(staging / f"rows-{name}.parquet")
-        self.result.parsed += len(hands)
+        self.result.parsed += len(kept.keys)
         self.result.rows += frame.height
-        self.result.parts.append(Part(name, keys, frame.height))
+        self.result.parts.append(Part(name, keys, frame.height, kept.warned))
 
     def _reject(self, raw: RawHand, reason: str, message: str) -> None:
         self.result.rejected[reason] += 1
         self.quarantine.add(raw, reason, message)
 
 
-@dataclass(frozen=True)
-class _Hand:
-    """A parsed hand on its way through a chunk."""
+class _Kept:
+    """The hands of a chunk that are kept: what the index part and warnings need."""
 
-    raw: RawHand
-    record: HandRecord
-    key: int
+    def __init__(self) -> None:
+        self.keys: list[int] = []
+        self.sites: list[str] = []
+        self.hand_ids: list[str] = []
+        self.warned: dict[int, tuple[str, str]] = {}
 
-
-def _describe(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
+    def add(self, judged: Judged, i: int) -> None:
+        key = int(judged.key[i])
+        self.keys.append(key)
+        self.sites.append(judged.sites[i])
+        self.hand_ids.append(judged.hand_ids[i])
+        reason = judged.warnings.get(i)
+        if reason is not None:
+            message = warning_message(judged.records[i])
+            self.warned[key] = (reason, entry(WARNING_MARK, judged.raw(i), reason, message))
 
 
 def _safe(stem: str) -> str:
@@ -378,7 +378,13 @@ def _contains(sorted_keys: UInt64s, keys: UInt64s) -> npt.NDArray[np.bool_]:
 
 @dataclass
 class Summary:
-    """The counts of one run; ``seen == parsed + sum(rejected) + duplicates`` always."""
+    """The counts of one run; ``seen == parsed + sum(rejected) + duplicates`` always.
+
+    ``warnings``: parsed hands accepted with a warning, by reason. ``fast``: hands the
+    compiled path judged alone; ``fallbacks``: hands it handed to the Python reader and
+    the engine replay, by the stage that could not take them (``split``, ``read``,
+    ``rows``, ``settle``); ``seen == fast + sum(fallbacks)``.
+    """
 
     files: int
     seen: int = 0
@@ -386,6 +392,9 @@ class Summary:
     rejected: dict[str, int] = field(default_factory=dict)
     duplicates: int = 0
     rows: int = 0
+    warnings: dict[str, int] = field(default_factory=dict)
+    fast: int = 0
+    fallbacks: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     workers: int = 1
     backend: str = "serial"
@@ -403,6 +412,8 @@ class Summary:
         """The JSON form: every field, rejections sorted by reason, hands per second."""
         data = asdict(self)
         data["rejected"] = dict(sorted(self.rejected.items()))
+        data["warnings"] = dict(sorted(self.warnings.items()))
+        data["fallbacks"] = dict(sorted(self.fallbacks.items()))
         data["seconds"] = round(self.seconds, 3)
         data["hands_per_s"] = round(self.seen / self.seconds, 1) if self.seconds > 0 else 0.0
         return data
@@ -459,7 +470,7 @@ def ingest(
         raise IngestError(f"chunk_hands must be at least 1, not {chunk_hands}")
     if folder.exists() and not folder.is_dir():
         raise IngestError(f"output {folder} is not a folder")
-    for sub in ("rows", "index", "quarantine"):
+    for sub in ("rows", "index", "quarantine", "warnings"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     run = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     store = _Store(folder, run)
@@ -652,12 +663,16 @@ class _Store:
         summary.parsed += result.parsed
         summary.duplicates += result.duplicates
         summary.rows += result.rows
+        summary.fast += result.fast
+        for stage, count in result.fallbacks.items():
+            summary.fallbacks[stage] = summary.fallbacks.get(stage, 0) + count
         for reason, count in result.rejected.items():
             summary.rejected[reason] = summary.rejected.get(reason, 0) + count
         if result.error is not None:
             summary.file_errors[result.path] = result.error
         for part in result.parts:
             fresh = self.keys.add(part.keys)
+            self._note_warnings(result, part, fresh, summary)
             index_file = self.staging / f"index-{part.name}.parquet"
             rows_file = self.staging / f"rows-{part.name}.parquet"
             if not fresh.all():
@@ -676,6 +691,19 @@ class _Store:
             index_file.replace(self.folder / "index" / final)
             rows_file.replace(self.folder / "rows" / final)
             summary.parts += 1
+
+    def _note_warnings(
+        self, result: FileResult, part: Part, fresh: npt.NDArray[np.bool_], summary: Summary
+    ) -> None:
+        """Count and list the part's hands accepted with a warning (duplicates dropped)."""
+        if not part.warned:
+            return
+        taken = dict(zip(part.keys.tolist(), fresh.tolist(), strict=True))
+        with (self.folder / "warnings" / result.stem).open("a", encoding="utf-8") as listing:
+            for key, (reason, text) in part.warned.items():
+                if taken[key]:
+                    summary.warnings[reason] = summary.warnings.get(reason, 0) + 1
+                    listing.write(text)
 
     def close(self) -> None:
         """Remove the staging folder and the lock."""

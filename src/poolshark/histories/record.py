@@ -6,7 +6,9 @@ seat number); every index in a record (button, actions, cards, winnings) points 
 ``seats``. Only players dealt into the hand are listed; sitting-out seats are dropped.
 
 Readers reject a hand they cannot accept with :class:`HistoryError`, whose ``reason`` is one
-of the codes in :data:`REJECTION_REASONS` (the counts and quarantine files use them).
+of the codes in :data:`REJECTION_REASONS` (the counts and quarantine files use them). A hand
+the replay accepts although part of it could not be verified carries a code of
+:data:`WARNING_REASONS` in ``HandRecord.warnings``, so it is never accepted silently.
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ REJECTION_REASONS: dict[str, str] = {
     "unsupported-format": "neither PokerStars text nor PHH",
     "replay-illegal": "an action the rules forbid, or out of turn, when replayed",
     "replay-mismatch": "the replay disagrees with the record: amounts, board, pot or winnings",
+}
+
+#: Every code in ``HandRecord.warnings``: a hand accepted with a part left unverified.
+WARNING_REASONS: dict[str, str] = {
+    "winnings-over-pot": (
+        "the betting replays, but the recorded winnings exceed the pot by at most a small"
+        " and a big blind (a dead post the conversion dropped): the winnings are unverified"
+    ),
 }
 
 
@@ -90,6 +100,7 @@ class HandRecord:
     fast_fold: bool = False  # a fast-fold ("Zoom") table
     small_bet: int = 0  # fixed-limit bet sizes (0 in no-limit)
     big_bet: int = 0
+    warnings: tuple[str, ...] = ()  # codes of WARNING_REASONS, set by the replay's judge
     extra: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property

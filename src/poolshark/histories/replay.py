@@ -8,6 +8,12 @@ the rake and every player's winnings (run it twice included). Unknown hole cards
 allowed; such a player loses any showdown, which is what a muck means. The site's rake is
 replayed as a rake of exactly that many chips, taken from the main pot first.
 
+:func:`judge` is the same check with one documented tolerance, for a known conversion
+artefact: winnings that exceed the pot by at most a small and a big blind (a dead post
+the converted file dropped), paid to the players the replay pays. Such a hand is accepted
+with its betting verified and the warning ``winnings-over-pot`` (``record.WARNING_REASONS``)
+instead of being rejected; :func:`replay` stays strict.
+
 :func:`record_from_table` goes the other way, so simulated hands can be written by the
 PokerStars and PHH writers.
 """
@@ -15,6 +21,7 @@ PokerStars and PHH writers.
 from __future__ import annotations
 
 from collections.abc import Sequence, Sized
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Literal
@@ -24,7 +31,13 @@ from poolshark.cards.evaluator import evaluate_indices
 from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.pots import Pot, split_pot
 from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Table
-from poolshark.histories.record import HandRecord, HistoryError, RecordedAction, Seat
+from poolshark.histories.record import (
+    WARNING_REASONS,
+    HandRecord,
+    HistoryError,
+    RecordedAction,
+    Seat,
+)
 
 Reveal = Literal["showdown", "all", "none"]
 
@@ -40,6 +53,39 @@ def replay(record: HandRecord, *, check: bool = True) -> Table:
     amount, an all-in flag, the board, the pot, the rake or the winnings), ``malformed``
     for a record whose shape is wrong. With ``check=False`` only the actions are checked.
     """
+    return _replayed(record, check=check, tolerant=False).table
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` made of a record: the finished table, and the record as accepted
+    (``record.warnings`` names what could not be verified; empty for a clean hand)."""
+
+    table: Table
+    record: HandRecord
+
+
+def judge(record: HandRecord) -> Judged:
+    """:func:`replay` with every check, tolerating winnings over the pot (see the module
+    docstring): such a hand comes back with ``warnings == ("winnings-over-pot",)``.
+
+    Raises :class:`HistoryError` as :func:`replay` does for everything else.
+    """
+    return _replayed(record, check=True, tolerant=True)
+
+
+def warning_message(record: HandRecord) -> str:
+    """What a judged record's warning means for this hand, in one line."""
+    if record.warnings != ("winnings-over-pot",) or record.winnings is None:
+        return "; ".join(WARNING_REASONS[w] for w in record.warnings)
+    excess = -_recorded_rake(record)
+    return (
+        f"the players collect {excess} more than the pot of {record.total_pot}: a dead post"
+        " the conversion dropped; the betting is verified, the winnings are not"
+    )
+
+
+def _replayed(record: HandRecord, *, check: bool, tolerant: bool) -> Judged:
     _check_shape(record)
     rake = _recorded_rake(record) if check else 0
     table = _seat_players(record, rake)
@@ -48,9 +94,12 @@ def replay(record: HandRecord, *, check: bool = True) -> Table:
     _finish_forced_checks(table)
     if not table.done:
         raise HistoryError("replay-mismatch", "the hand is not over after the last action")
+    warnings: tuple[str, ...] = ()
     if check:
-        _check_outcome(record, table, rake)
-    return table
+        warnings = _check_outcome(record, table, rake, tolerant=tolerant)
+    if warnings != record.warnings:
+        record = replace(record, warnings=warnings)
+    return Judged(table, record)
 
 
 def _check_shape(record: HandRecord) -> None:
@@ -174,8 +223,11 @@ def _finish_forced_checks(table: Table) -> None:
         table.check_call()
 
 
-def _check_outcome(record: HandRecord, table: Table, rake: int) -> None:
-    """Board, total pot, rake and winnings against what the replay produced."""
+def _check_outcome(
+    record: HandRecord, table: Table, rake: int, *, tolerant: bool
+) -> tuple[str, ...]:
+    """Board, total pot, rake and winnings against what the replay produced; returns the
+    warnings of a hand accepted with its winnings unverified (``tolerant`` only)."""
     result = table.result
     assert result is not None  # the table is done
     shown = len(table.board)
@@ -187,11 +239,13 @@ def _check_outcome(record: HandRecord, table: Table, rake: int) -> None:
     if record.total_pot is not None and record.total_pot != pot:
         raise HistoryError("replay-mismatch", f"total pot {record.total_pot}, replay {pot}")
     if rake < 0:
+        if tolerant and _dropped_post(record, table, -rake):
+            return ("winnings-over-pot",)
         raise HistoryError("replay-mismatch", f"the players collect {-rake} more than the pot")
     if rake > pot:
         raise HistoryError("replay-mismatch", f"rake {rake} out of a pot of {pot}")
     if record.winnings is None:
-        return
+        return ()
     if record.second_board:
         if len(record.second_board) != 5 or not result.showdown:
             raise HistoryError("replay-mismatch", "a second board without an all-in showdown")
@@ -214,6 +268,24 @@ def _check_outcome(record: HandRecord, table: Table, rake: int) -> None:
         )
     if won != paid and not _undecided(record, table, result.pots, won):
         raise HistoryError("replay-mismatch", f"winnings {won}, the replay pays {paid}")
+    return ()
+
+
+def _dropped_post(record: HandRecord, table: Table, excess: int) -> bool:
+    """Whether winnings ``excess`` chips over the pot look like a dead post the converted
+    file dropped: at most a small and a big blind more (the largest post a player owing
+    blinds makes), one board, and the surplus paid to the very players the replay pays."""
+    if record.winnings is None or record.second_board:
+        return False
+    if excess > record.small_blind + record.big_blind:
+        return False
+    paid = [
+        s - s0 + t for s, s0, t in zip(table.stack, table.starting_stacks, table.total, strict=True)
+    ]
+    return all(
+        won >= owed and (won > 0) == (owed > 0)
+        for won, owed in zip(record.winnings, paid, strict=True)
+    )
 
 
 def _undecided(record: HandRecord, table: Table, pots: Sequence[Pot], won: list[int]) -> bool:

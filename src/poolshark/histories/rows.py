@@ -7,8 +7,10 @@ far as a compact string, and what the player did. The columns and their meaning 
 
 Two builders produce the same frame:
 
-* :func:`build_rows` flattens many records into arrays and runs one compiled pass
-  (:func:`_track_hands`) over all their actions; it is the one ingestion uses.
+* :func:`build_rows` flattens many records into arrays (``flat.HandArrays``), runs one
+  compiled pass (:func:`track`) over all their actions and gathers the frame from the
+  arrays (:func:`rows_frame`); ingestion runs :func:`track` and :func:`rows_frame` on the
+  arrays its fast readers make straight from text (``histories.fast``).
 * :func:`reference_rows` replays each record through the engine's readable
   :class:`~poolshark.engine.table.Table` and reads the state before each action; tests
   compare the two on real and random hands.
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
 
@@ -38,9 +40,11 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Street, Table
+from poolshark.histories.flat import WARNINGS, HandArrays, limit_bets, padded
 from poolshark.histories.record import HandRecord, HistoryError
 
 Int64s = npt.NDArray[np.int64]
@@ -100,11 +104,11 @@ _COLUMNS: dict[str, pl.DataType] = {
     "raise_to": pl.Int64(),
     "raise_pot": pl.Float32(),
     "all_in": pl.Boolean(),
+    "warning": pl.Enum(WARNINGS),
 }
 ROW_SCHEMA = pl.Schema(_COLUMNS)
 """The columns of a decision-row frame, in order (see ``docs/histories.md``)."""
 
-_MOVE_CODES = {Move.FOLD: 0, Move.CHECK_CALL: 1, Move.RAISE: 2}
 _ACTION_OF_TOKEN = np.array([0, 1, 1, 2, 2], dtype=np.int64)  # f k c b r -> ACTIONS
 
 # Reasons for hands the compiled pass cannot follow, by error code.
@@ -120,6 +124,7 @@ _REASONS = {
     10: ("rows-incomplete", "the actions end while a player still has to act"),
     11: ("rows-board", "the board has too few cards for a street that was played"),
     12: ("rows-move", "an action of unknown kind"),
+    13: ("rows-all-in", "an all-in flag that disagrees with the stacks"),
 }
 
 
@@ -155,131 +160,29 @@ def _position_codes() -> Int8s:
 _POSITION_CODES = _position_codes()
 
 
-@lru_cache(maxsize=1 << 18)
 def anonymize(site: str, player: str, salt: str = DEFAULT_SALT) -> str:
     """A stable pseudonym for a player: 16 hex digits of a keyed BLAKE2b of site and name.
 
     The same site, name and salt always give the same id; without the salt the name cannot
     be recovered from it (other than by guessing names and salts).
     """
+    return _anonymize_joined(f"{site}\x00{player}", salt)
+
+
+@lru_cache(maxsize=1 << 18)
+def _anonymize_joined(site_and_player: str, salt: str) -> str:
+    """:func:`anonymize` of ``site + "\\0" + player``."""
     key = salt.encode()[:64]
-    digest = hashlib.blake2b(f"{site}\x00{player}".encode(), key=key, digest_size=8)
-    return digest.hexdigest()
-
-
-# -- flattening -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HandArrays:
-    """Many records flattened into arrays: per hand, per seat (player) and per action.
-
-    ``seat_start`` and ``action_start`` are offsets (length hands + 1) into the seat and
-    action arrays. Cards are ints 0..51, -1 where there is none or it is unknown.
-    """
-
-    seat_start: Int64s
-    action_start: Int64s
-    button: Int64s
-    small_blind: Int64s
-    big_blind: Int64s
-    fixed_limit: Int8s
-    limit_bets: Int64s  # (hands, 2): fixed-limit small and big bet; zeros in no-limit
-    board: Int16s  # (hands, 5)
-    stack: Int64s
-    blind: Int64s
-    dead: Int64s
-    hole: Int16s  # (seats, 2)
-    street: Int8s
-    player: Int64s
-    move: Int8s
-    amount: Int64s
-
-    @classmethod
-    def of(cls, records: Sequence[HandRecord]) -> HandArrays:
-        """Flatten records (one Python pass over their seats and actions, no state)."""
-        players = [r.players for r in records]
-        moves = _MOVE_CODES
-        stacks: list[int] = []
-        blinds: list[int] = []
-        dead: list[int] = []
-        holes: list[tuple[int, int]] = []
-        streets: list[int] = []
-        actors: list[int] = []
-        codes: list[int] = []
-        amounts: list[int] = []
-        boards = np.full((len(records), 5), -1, dtype=np.int16)
-        for index, record in enumerate(records):
-            n = len(record.seats)
-            stacks.extend([seat.stack for seat in record.seats])
-            blinds.extend(_padded(record.blinds, n))
-            dead.extend(_padded(record.dead, n))
-            holes.extend(_holes(record.hole_cards, n))
-            actions = record.actions
-            streets.extend([a.street for a in actions])
-            actors.extend([a.player for a in actions])
-            codes.extend([moves.get(a.move, 3) for a in actions])
-            amounts.extend([a.amount for a in actions])
-            board = record.board[:5]
-            if board:
-                boards[index, : len(board)] = board
-        return cls(
-            seat_start=_offsets(players),
-            action_start=_offsets([len(r.actions) for r in records]),
-            button=np.array([r.button for r in records], dtype=np.int64),
-            small_blind=np.array([r.small_blind for r in records], dtype=np.int64),
-            big_blind=np.array([r.big_blind for r in records], dtype=np.int64),
-            fixed_limit=np.array(
-                [r.betting is Betting.FIXED_LIMIT for r in records], dtype=np.int8
-            ),
-            limit_bets=np.array([_limit_bets(r) for r in records], dtype=np.int64).reshape(-1, 2),
-            board=boards,
-            stack=np.array(stacks, dtype=np.int64),
-            blind=np.array(blinds, dtype=np.int64),
-            dead=np.array(dead, dtype=np.int64),
-            hole=np.array(holes, dtype=np.int16).reshape(-1, 2),
-            street=np.array(streets, dtype=np.int8),
-            player=np.array(actors, dtype=np.int64),
-            move=np.array(codes, dtype=np.int8),
-            amount=np.array(amounts, dtype=np.int64),
-        )
-
-
-def _limit_bets(record: HandRecord) -> tuple[int, int]:
-    """A fixed-limit game's small and big bet (by default the big blind and twice it)."""
-    if record.betting is not Betting.FIXED_LIMIT:
-        return (0, 0)
-    small = record.small_bet or record.big_blind
-    return (small, record.big_bet or 2 * small)
-
-
-def _offsets(counts: list[int]) -> Int64s:
-    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return offsets
-
-
-def _padded(values: tuple[int, ...], n: int) -> tuple[int, ...] | list[int]:
-    """A per-player list of length ``n`` (missing entries are 0)."""
-    if len(values) == n:
-        return values
-    return [*values[:n], *([0] * (n - len(values)))]
-
-
-def _holes(hole_cards: tuple[tuple[int, ...], ...], n: int) -> list[tuple[int, int]]:
-    """Two cards per player, ``(-1, -1)`` where unknown."""
-    unknown = (-1, -1)
-    holes = [(h[0], h[1]) if len(h) == 2 else unknown for h in hole_cards[:n]]
-    holes.extend([unknown] * (n - len(holes)))
-    return holes
+    return hashlib.blake2b(site_and_player.encode(), key=key, digest_size=8).hexdigest()
 
 
 # -- the compiled pass ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class _Tracked:
-    """What :func:`_track_hands` returns: per action (row), per hand, and the byte buffers."""
+class Tracked:
+    """What the compiled pass (:func:`track`) returns: per action (row), per hand, per
+    seat, and the byte buffers of the history and board columns."""
 
     stack: Int64s
     pot: Int64s
@@ -297,98 +200,97 @@ class _Tracked:
     history_bytes: UInt8s
     board_offsets: Int64s
     board_cards: UInt8s
+    final_total: Int64s  # per seat: chips put in over the hand, uncalled bets returned
+    final_folded: Int8s  # per seat: folded by the end
+    final_street: Int8s  # per hand: the street the betting ended on
+
+    @classmethod
+    def concat(cls, parts: Sequence[Tracked]) -> Tracked:
+        """The passes over consecutive groups of hands as one (as ``HandArrays.concat``)."""
+        if len(parts) == 1:
+            return parts[0]
+        values: dict[str, Any] = {}
+        for spec in fields(cls):
+            items = [getattr(part, spec.name) for part in parts]
+            if spec.name.endswith("_offsets"):
+                shift = np.cumsum([0] + [int(o[-1]) for o in items[:-1]])
+                items = [items[0][:1]] + [o[1:] + k for o, k in zip(items, shift, strict=True)]
+            values[spec.name] = np.concatenate(items)
+        return cls(**values)
 
 
 # Per-hand scalars of the compiled pass, kept in one small array so helpers can update them.
 _STREET, _TO_ACT, _CURRENT, _INCREMENT, _RAISES, _OVER, _LENGTH = range(7)
+# Rows of the per-seat matrix of the pass: chips behind, this round's bet, the hand's total,
+# the bet faced when last acting, folded, acted this round. One matrix (not six arrays):
+# compiled helpers pay for every array they are handed, and these are handed every action.
+_STACK, _BET, _TOTAL, _FACED, _FOLDED, _ACTED = range(6)
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
-def _must_act(
-    s: int, folded: Int8s, stack: Int64s, acted: Int8s, bet: Int64s, current: int
-) -> bool:
-    """Whether ``Table`` would ask seat ``s`` to act this round."""
-    return not folded[s] and stack[s] > 0 and not (acted[s] and bet[s] == current)
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _unrecorded_check(
-    s: int, n: int, folded: Int8s, stack: Int64s, acted: Int8s, bet: Int64s, current: int
-) -> bool:
-    """Whether seat ``s`` must act but only to check with everyone else all-in: ``Table``
-    asks for that check, sites neither ask nor record it."""
-    if not _must_act(s, folded, stack, acted, bet, current) or bet[s] != current:
-        return False
-    able_others = 0
-    for t in range(n):
-        if t != s and not folded[t] and stack[t] > 0:
-            able_others += 1
-    return able_others == 0
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _next_to_act(
-    after: int, n: int, folded: Int8s, stack: Int64s, acted: Int8s, bet: Int64s, current: int
-) -> int:
-    """The first seat clockwise after ``after`` that must act, or -1 (round over)."""
+@nb.njit(cache=True, nogil=True)
+def _next_to_act(after: int, n: int, seats: Int64s, current: int) -> int:
+    """The first seat clockwise after ``after`` that ``Table`` would ask to act this round
+    (live, with chips, and not yet acted at this price), or -1 (round over)."""
     for step in range(1, n + 1):
         s = (after + step) % n
-        if _must_act(s, folded, stack, acted, bet, current):
+        settled = seats[_ACTED, s] and seats[_BET, s] == current
+        if seats[_FOLDED, s] == 0 and seats[_STACK, s] > 0 and not settled:
             return s
     return -1
 
 
+@nb.njit(cache=True, nogil=True)
+def _unrecorded_check(s: int, n: int, seats: Int64s, current: int) -> bool:
+    """Whether seat ``s`` must act but only to check with everyone else all-in: ``Table``
+    asks for that check, sites neither ask nor record it."""
+    if seats[_FOLDED, s] or seats[_STACK, s] <= 0 or seats[_BET, s] != current:
+        return False
+    if seats[_ACTED, s]:
+        return False
+    able_others = 0
+    for t in range(n):
+        able_others += t != s and seats[_FOLDED, t] == 0 and seats[_STACK, t] > 0
+    return able_others == 0
+
+
 @nb.njit(cache=True, nogil=True, inline="always")
-def _return_uncalled(n: int, bet: Int64s, total: Int64s, stack: Int64s) -> None:
+def _return_uncalled(n: int, seats: Int64s) -> None:
     """Give back the part of the largest bet nobody matched (``Table._return_uncalled``)."""
     top = 0
     for s in range(1, n):
-        if bet[s] > bet[top]:
+        if seats[_BET, s] > seats[_BET, top]:
             top = s
     second = 0
     for s in range(n):
-        if s != top and bet[s] > second:
-            second = bet[s]
-    excess = bet[top] - second
+        if s != top and seats[_BET, s] > second:
+            second = seats[_BET, s]
+    excess = seats[_BET, top] - second
     if excess > 0:
-        bet[top] -= excess
-        total[top] -= excess
-        stack[top] += excess
+        seats[_BET, top] -= excess
+        seats[_TOTAL, top] -= excess
+        seats[_STACK, top] += excess
 
 
 @nb.njit(cache=True, nogil=True)
 def _advance(
-    after: int,
-    n: int,
-    button: int,
-    big_blind: int,
-    state: Int64s,
-    stack: Int64s,
-    bet: Int64s,
-    total: Int64s,
-    faced: Int64s,
-    folded: Int8s,
-    acted: Int8s,
-    line: UInt8s,
+    after: int, n: int, button: int, big_blind: int, state: Int64s, seats: Int64s, line: UInt8s
 ) -> None:
     """After seat ``after`` acted: the next player, the next street (a ``/`` in the
     history line), or the end of the hand, as ``Table._advance`` does."""
     alive = 0
-    able = 0
     for s in range(n):
-        if not folded[s]:
-            alive += 1
+        alive += seats[_FOLDED, s] == 0
     if alive == 1:
-        _return_uncalled(n, bet, total, stack)
+        _return_uncalled(n, seats)
         state[_OVER] = 1
         return
-    state[_TO_ACT] = _next_to_act(after, n, folded, stack, acted, bet, state[_CURRENT])
+    state[_TO_ACT] = _next_to_act(after, n, seats, state[_CURRENT])
     if state[_TO_ACT] >= 0:
         return
-    _return_uncalled(n, bet, total, stack)
+    _return_uncalled(n, seats)
+    able = 0
     for s in range(n):
-        if not folded[s] and stack[s] > 0:
-            able += 1
+        able += seats[_FOLDED, s] == 0 and seats[_STACK, s] > 0
     if state[_STREET] == 3 or able <= 1:
         state[_OVER] = 1
         return
@@ -396,13 +298,13 @@ def _advance(
     line[state[_LENGTH]] = 47  # /
     state[_LENGTH] += 1
     for s in range(n):
-        bet[s] = 0
-        acted[s] = 0
-        faced[s] = 0
+        seats[_BET, s] = 0
+        seats[_ACTED, s] = 0
+        seats[_FACED, s] = 0
     state[_CURRENT] = 0
     state[_INCREMENT] = big_blind
     state[_RAISES] = 0
-    state[_TO_ACT] = _next_to_act(button, n, folded, stack, acted, bet, 0)
+    state[_TO_ACT] = _next_to_act(button, n, seats, 0)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -447,43 +349,37 @@ street separator), used to size the history buffers."""
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _bet_unit(limit_bets: Int64s, street: int, increment: int) -> int:
-    """The smallest raise that reopens the betting (``Table._full_raise_size``):
-    ``limit_bets`` holds a fixed-limit game's small and big bet, zeros in no-limit."""
-    if limit_bets[0]:
-        return int(limit_bets[0] if street < 2 else limit_bets[1])
+def _full_raise(small_bet: int, big_bet: int, street: int, increment: int) -> int:
+    """The smallest raise that reopens the betting (``Table._full_raise_size``): the
+    fixed-limit bet of the street, else (``small_bet`` 0: no-limit) the last increment."""
+    if small_bet:
+        return small_bet if street < 2 else big_bet
     return increment
 
 
 @nb.njit(cache=True, nogil=True)
 def _raise_code(
-    p: int,
-    to: int,
-    n: int,
-    limit_bets: Int64s,
-    state: Int64s,
-    stack: Int64s,
-    bet: Int64s,
-    folded: Int8s,
-    acted: Int8s,
-    faced: Int64s,
+    p: int, to: int, n: int, small_bet: int, big_bet: int, state: Int64s, seats: Int64s
 ) -> int:
-    """0 when player ``p`` may raise to ``to`` now (``Table._raise_bounds``), else the error."""
+    """0 when player ``p`` may raise to ``to`` now (``Table._raise_bounds``), else the error.
+    ``small_bet`` and ``big_bet`` are a fixed-limit game's bets, zeros in no-limit."""
     current = state[_CURRENT]
-    owed = min(current - bet[p], stack[p])
+    stack = seats[_STACK, p]
+    bet = seats[_BET, p]
+    owed = min(current - bet, stack)
     others = 0
     alive = 0
     for s in range(n):
-        if not folded[s]:
+        if seats[_FOLDED, s] == 0:
             alive += 1
-            if s != p and stack[s] > 0:
+            if s != p and seats[_STACK, s] > 0:
                 others += 1
-    full = _bet_unit(limit_bets, state[_STREET], state[_INCREMENT])
-    reopened = acted[p] == 0 or current - faced[p] >= full
-    if stack[p] <= owed or others == 0 or not reopened:
+    full = _full_raise(small_bet, big_bet, state[_STREET], state[_INCREMENT])
+    reopened = seats[_ACTED, p] == 0 or current - seats[_FACED, p] >= full
+    if stack <= owed or others == 0 or not reopened:
         return 8
-    most = bet[p] + stack[p]
-    if limit_bets[0]:
+    most = bet + stack
+    if small_bet:
         if alive != 2 and state[_RAISES] >= 4:  # the default cap: a bet and three raises
             return 8
         return 0 if to == min(current + full, most) else 9
@@ -506,11 +402,15 @@ def _track_hands(
     player_of: Int64s,
     move_of: Int8s,
     amount_of: Int64s,
+    all_in_of: Int8s,
 ) -> tuple[Any, ...]:
     """Follow every hand's betting action by action, recording the state before each.
 
     Mirrors ``Table`` (posting, order of play, raise rules, uncalled bets, streets) and
-    stops a hand at the first action it cannot follow, with an error code.
+    stops a hand at the first action it cannot follow, with an error code. A call's
+    ``amount_of`` and an ``all_in_of`` flag are checked unless ``UNSTATED`` (-1). Per
+    hand that was followed to its end, the chips each player put in (uncalled bets
+    returned), who folded and the last street are kept for the settlement check.
     """
     hands = button.shape[0]
     actions = street_of.shape[0]
@@ -532,18 +432,16 @@ def _track_hands(
     out_all_in = np.zeros(actions, np.int8)
     error = np.zeros(hands, np.int8)
     error_action = np.full(hands, -1, np.int64)
+    final_total = np.zeros(seat_stack.shape[0], np.int64)
+    final_folded = np.zeros(seat_stack.shape[0], np.int8)
+    final_street = np.zeros(hands, np.int8)
     history_offsets = np.zeros(actions + 1, np.int64)
     history = np.empty(capacity, np.uint8)
     board_offsets = np.zeros(actions + 1, np.int64)
     board_cards = np.empty(5 * actions, np.uint8)
     line = np.empty(TOKEN_BYTES * (longest + 1), np.uint8)  # this hand's history so far
     state = np.zeros(7, np.int64)
-    stack = np.zeros(MAX_SEATS, np.int64)
-    bet = np.zeros(MAX_SEATS, np.int64)
-    total = np.zeros(MAX_SEATS, np.int64)
-    faced = np.zeros(MAX_SEATS, np.int64)
-    folded = np.zeros(MAX_SEATS, np.int8)
-    acted = np.zeros(MAX_SEATS, np.int8)
+    seats = np.zeros((6, MAX_SEATS), np.int64)
     cursor = 0
     board_cursor = 0
     for h in range(hands):
@@ -553,7 +451,8 @@ def _track_hands(
         last = action_start[h + 1]
         bb = big_blind[h]
         btn = button[h]
-        bets = limit_bets[h]
+        small_bet = limit_bets[h, 0]
+        big_bet = limit_bets[h, 1]
         code = 0 if 2 <= n <= MAX_SEATS and 0 <= btn < n and bb > 0 else 1
         for s in range(n if code == 0 else 0):
             if seat_stack[base + s] <= 0:
@@ -562,20 +461,15 @@ def _track_hands(
         if code == 0:
             # Forced bets: dead money, then live blinds; a short stack posts what it has.
             state[:] = 0
+            seats[:] = 0
             largest = 0
             for s in range(n):
-                stack[s] = seat_stack[base + s]
-                bet[s] = 0
-                faced[s] = 0
-                folded[s] = 0
-                acted[s] = 0
-                total[s] = min(seat_dead[base + s], stack[s])
-                stack[s] -= total[s]
-            for s in range(n):
-                paid = min(seat_blind[base + s], stack[s])
-                stack[s] -= paid
-                bet[s] = paid
-                total[s] += paid
+                dead = min(seat_dead[base + s], seat_stack[base + s])
+                behind = seat_stack[base + s] - dead
+                paid = min(seat_blind[base + s], behind)
+                seats[_STACK, s] = behind - paid
+                seats[_BET, s] = paid
+                seats[_TOTAL, s] = dead + paid
                 largest = max(largest, seat_blind[base + s])
             state[_CURRENT] = largest  # a short blind posts what it has; the price is full
             state[_INCREMENT] = max(bb, largest)
@@ -585,32 +479,17 @@ def _track_hands(
                 if seat_blind[base + (btn + step) % n] == largest:
                     anchor = (btn + step) % n
                     break
-            _advance(anchor, n, btn, bb, state, stack, bet, total, faced, folded, acted, line)
+            _advance(anchor, n, btn, bb, state, seats, line)
             for a in range(first, last + 1):
                 p = player_of[a] if a < last else -1
                 while (
                     not state[_OVER]
                     and state[_TO_ACT] != p
-                    and _unrecorded_check(
-                        state[_TO_ACT], n, folded, stack, acted, bet, state[_CURRENT]
-                    )
+                    and _unrecorded_check(state[_TO_ACT], n, seats, state[_CURRENT])
                 ):
-                    acted[state[_TO_ACT]] = 1
-                    faced[state[_TO_ACT]] = state[_CURRENT]
-                    _advance(
-                        state[_TO_ACT],
-                        n,
-                        btn,
-                        bb,
-                        state,
-                        stack,
-                        bet,
-                        total,
-                        faced,
-                        folded,
-                        acted,
-                        line,
-                    )
+                    seats[_ACTED, state[_TO_ACT]] = 1
+                    seats[_FACED, state[_TO_ACT]] = state[_CURRENT]
+                    _advance(state[_TO_ACT], n, btn, bb, state, seats, line)
                 if a == last:
                     if not state[_OVER]:
                         code = 10
@@ -630,62 +509,73 @@ def _track_hands(
                 if code != 0:
                     break
                 # The state before the action: the row.
-                owed = min(current - bet[p], stack[p])
+                stack = seats[_STACK, p]
+                owed = min(current - seats[_BET, p], stack)
                 alive = 0
                 able = 0
+                pot = 0
                 for s in range(n):
-                    alive += 1 - folded[s]
-                    if not folded[s] and stack[s] > 0:
-                        able += 1
+                    live = seats[_FOLDED, s] == 0
+                    alive += live
+                    able += live and seats[_STACK, s] > 0
+                    pot += seats[_TOTAL, s]
                 waiting = 0  # others who must act, less checks nobody could answer
                 for s in range(n):
-                    must = s != p and _must_act(s, folded, stack, acted, bet, current)
-                    if must and (bet[s] != current or able > 1):
+                    if s == p or seats[_FOLDED, s] or seats[_STACK, s] <= 0:
+                        continue
+                    matched = seats[_BET, s] == current
+                    if not (seats[_ACTED, s] and matched) and (not matched or able > 1):
                         waiting += 1
-                out_stack[a] = stack[p]
-                out_pot[a] = total[:n].sum()
+                out_stack[a] = stack
+                out_pot[a] = pot
                 out_call[a] = owed
                 out_alive[a] = alive
                 out_waiting[a] = waiting
                 out_current[a] = current
                 # The action itself.
                 move = move_of[a]
+                to = 0
                 if move == 0:  # PokerStars lets a player fold even when checking is free
-                    folded[p] = 1
+                    seats[_FOLDED, p] = 1
                     out_code[a] = 0
                 elif move == 1:
-                    if amount_of[a] != owed:
+                    if amount_of[a] != owed and amount_of[a] >= 0:
                         code = 7
                         break
-                    stack[p] -= owed
-                    bet[p] += owed
-                    total[p] += owed
+                    seats[_STACK, p] -= owed
+                    seats[_BET, p] += owed
+                    seats[_TOTAL, p] += owed
                     out_put[a] = owed
                     out_code[a] = 2 if owed > 0 else 1
                 elif move == 2:
                     to = amount_of[a]
-                    code = _raise_code(p, to, n, bets, state, stack, bet, folded, acted, faced)
+                    code = _raise_code(p, to, n, small_bet, big_bet, state, seats)
                     if code != 0:
                         break
-                    if to - current >= _bet_unit(bets, street, state[_INCREMENT]):
-                        if not bets[0]:
+                    if to - current >= _full_raise(small_bet, big_bet, street, state[_INCREMENT]):
+                        if not small_bet:
                             state[_INCREMENT] = to - current
                         state[_RAISES] += 1
                         for s in range(n):
-                            acted[s] = 0
+                            seats[_ACTED, s] = 0
                     out_code[a] = 3 if current == 0 else 4
-                    out_put[a] = to - bet[p]
+                    put = to - seats[_BET, p]
+                    out_put[a] = put
                     out_to[a] = to
-                    stack[p] -= to - bet[p]
-                    total[p] += to - bet[p]
-                    bet[p] = to
+                    seats[_STACK, p] -= put
+                    seats[_TOTAL, p] += put
+                    seats[_BET, p] = to
                     state[_CURRENT] = to
                 else:
                     code = 12
                     break
-                out_all_in[a] = 1 if move != 0 and stack[p] == 0 else 0
-                acted[p] = 1
-                faced[p] = state[_CURRENT]
+                broke = seats[_STACK, p] == 0
+                out_all_in[a] = 1 if move != 0 and broke else 0
+                if all_in_of[a] >= 0 and all_in_of[a] != out_all_in[a]:
+                    code = 13
+                    break
+                seats[_ACTED, p] = 1
+                seats[_FACED, p] = state[_CURRENT]
                 done = a + 1
                 # The history before this action, then this action's token.
                 shown = 0 if street == 0 else street + 2
@@ -694,16 +584,20 @@ def _track_hands(
                 board_cursor += shown
                 board_offsets[a + 1] = board_cursor
                 length = state[_LENGTH]
-                history[cursor : cursor + length] = line[:length]
+                for c in range(length):
+                    history[cursor + c] = line[c]
                 cursor += length
                 history_offsets[a + 1] = cursor
-                state[_LENGTH] = _write_token(
-                    line, length, out_code[a], to if move == 2 else 0, bb, stack[p] == 0
-                )
-                _advance(p, n, btn, bb, state, stack, bet, total, faced, folded, acted, line)
+                state[_LENGTH] = _write_token(line, length, out_code[a], to, bb, broke)
+                _advance(p, n, btn, bb, state, seats, line)
         error[h] = code
         if code != 0:
             error_action[h] = done - first
+        else:
+            final_street[h] = state[_STREET]
+            for s in range(n):
+                final_total[base + s] = seats[_TOTAL, s]
+                final_folded[base + s] = seats[_FOLDED, s]
         for a in range(done, last):  # rows never written: empty, so offsets stay ordered
             history_offsets[a + 1] = cursor
             board_offsets[a + 1] = board_cursor
@@ -724,6 +618,9 @@ def _track_hands(
         history[:cursor],
         board_offsets,
         board_cards[:board_cursor],
+        final_total,
+        final_folded,
+        final_street,
     )
 
 
@@ -745,7 +642,13 @@ class Rows:
 def build_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -> Rows:
     """Decision rows of many hands in one compiled pass (see the module docstring)."""
     arrays = HandArrays.of(records)
-    tracked = _Tracked(
+    tracked = track(arrays)
+    return Rows(rows_frame(arrays, tracked, salt=salt), rejections(tracked))
+
+
+def track(arrays: HandArrays) -> Tracked:
+    """The compiled pass over every hand of ``arrays`` (states before each action)."""
+    return Tracked(
         *_track_hands(
             arrays.seat_start,
             arrays.action_start,
@@ -760,23 +663,64 @@ def build_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -> Ro
             arrays.player,
             arrays.move,
             arrays.amount,
+            arrays.all_in,
         )
     )
-    rejected = {
+
+
+def rejections(tracked: Tracked) -> dict[int, HistoryError]:
+    """Why each hand the pass could not follow has no rows, by hand index."""
+    return {
         int(h): _rejection(int(tracked.error[h]), int(tracked.error_action[h]))
         for h in np.flatnonzero(tracked.error)
     }
-    return Rows(finish_rows(_raw_frame(records, arrays, tracked, salt)), rejected)
 
 
-def _raw_frame(
-    records: Sequence[HandRecord], arrays: HandArrays, tracked: _Tracked, salt: str
+def rows_frame(
+    arrays: HandArrays,
+    tracked: Tracked,
+    *,
+    salt: str = DEFAULT_SALT,
+    rows: Int64s | None = None,
 ) -> pl.DataFrame:
-    """The rows of the consistent hands as columns, gathered from the arrays."""
+    """The rows of every hand the pass followed, in hand order, with every column of
+    :data:`ROW_SCHEMA`; or just the rows ``rows`` (action indices, of followed hands), in
+    that order.
+
+    The columns are gathered from the arrays and the derived ones (in big blinds, as pot
+    fractions) computed with numpy, in float64 then rounded to float32 as
+    :func:`finish_rows` does for the reference (the tests compare the two frames).
+    """
     counts = np.diff(arrays.action_start)
-    hand_of = np.repeat(np.arange(len(records), dtype=np.int64), counts)
-    keep = np.flatnonzero(tracked.error[hand_of] == 0)  # the rows kept, as action indices
-    hand_of = hand_of[keep]
+    hand_of = np.repeat(np.arange(arrays.hands, dtype=np.int64), counts)
+    # The rows kept, as action indices: every hand followed, or as given.
+    keep = np.flatnonzero(tracked.error[hand_of] == 0) if rows is None else rows
+    columns = _columns(arrays, tracked, salt, keep, hand_of[keep])
+    bb = columns["big_blind"].astype(np.float64)
+    pot = columns["pot"].astype(np.float64)
+    amount = columns["amount"]
+    code = tracked.code[keep]
+    current = tracked.current[keep]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        derived = {
+            "stack_bb": columns["stack"] / bb,
+            "pot_bb": pot / bb,
+            "to_call_bb": columns["to_call"] / bb,
+            "amount_bb": amount / bb,
+            "amount_pot": amount / pot,
+        }
+        fraction = (tracked.raise_to[keep] - current) / (pot + columns["to_call"])
+    for name, values in derived.items():
+        columns[name] = values.astype(np.float32)
+    columns["raise_pot"] = pa.array(fraction.astype(np.float32), mask=code < 3)
+    return pl.DataFrame({name: columns[name] for name in ROW_SCHEMA.names()})
+
+
+def _columns(
+    arrays: HandArrays, tracked: Tracked, salt: str, keep: Int64s, hand_of: Int64s
+) -> dict[str, Any]:
+    """The rows ``keep`` (action indices; ``hand_of`` their hands) as columns gathered
+    from the arrays."""
     player = arrays.player[keep]
     seat_of = arrays.seat_start[hand_of] + player
     players = np.diff(arrays.seat_start)[hand_of]
@@ -784,27 +728,21 @@ def _raw_frame(
     hole = arrays.hole[seat_of]
     known = hole[:, 0] >= 0
     code = tracked.code[keep]
-    sites = pa.array([r.site for r in records], pa.string())
-    hand_ids = pa.array([r.hand_id for r in records], pa.string())
-    numbers = pa.array([s.number for r in records for s in r.seats], pa.uint8())
-    names = pa.array(
-        [anonymize(r.site, s.player, salt) for r in records for s in r.seats], pa.string()
-    )
+    warning = arrays.warning[hand_of]
     row_hand = pa.array(hand_of)
-    row_seat = pa.array(seat_of)
     columns: dict[str, Any] = {
-        "site": sites.take(row_hand),
-        "hand_id": hand_ids.take(row_hand),
+        "site": arrays.site.take(row_hand),
+        "hand_id": arrays.hand_id.take(row_hand),
         "action_index": (keep - arrays.action_start[hand_of]).astype(np.uint16),
         "seat": player.astype(np.uint8),
-        "seat_number": numbers.take(row_seat),
+        "seat_number": arrays.seat_number[seat_of].astype(np.uint8),
         "position": _enum(_POSITION_CODES[np.minimum(players, MAX_SEATS), offset], POSITIONS),
         "players": players.astype(np.uint8),
-        "player_id": names.take(row_seat),
+        "player_id": _player_ids(arrays, salt).take(pa.array(seat_of)),
         "betting": _enum(arrays.fixed_limit[hand_of], BETTINGS),
         "small_blind": arrays.small_blind[hand_of],
         "big_blind": arrays.big_blind[hand_of],
-        "ante": np.array([r.ante for r in records], dtype=np.int64)[hand_of],
+        "ante": arrays.ante[hand_of],
         "street": _enum(arrays.street[keep], STREETS),
         "board": _lists(tracked.board_offsets, tracked.board_cards, keep),
         "hole_cards": pa.FixedSizeListArray.from_arrays(
@@ -821,10 +759,21 @@ def _raw_frame(
         "action": _enum(_ACTION_OF_TOKEN[code], ACTIONS),
         "amount": tracked.put_in[keep],
         "raise_to": pa.array(tracked.raise_to[keep], mask=code < 3),
-        "current": tracked.current[keep],
         "all_in": tracked.all_in[keep].astype(np.bool_),
+        "warning": _enum(warning, WARNINGS),
     }
-    return pl.DataFrame(columns)
+    return columns
+
+
+def _player_ids(arrays: HandArrays, salt: str) -> pa.Array:
+    """:func:`anonymize` of every seat's player, hashing each distinct name once."""
+    seats_per_hand = np.diff(arrays.seat_start)
+    site_of_seat = arrays.site.take(pa.array(np.repeat(np.arange(arrays.hands), seats_per_hand)))
+    joined = pc.binary_join_element_wise(site_of_seat, arrays.name, "\x00")
+    encoded = joined.dictionary_encode()
+    distinct = encoded.dictionary.to_pylist()
+    ids = pa.array([_anonymize_joined(key, salt) for key in distinct], pa.string())
+    return ids.take(encoded.indices)
 
 
 def decision_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -> pl.DataFrame:
@@ -843,8 +792,16 @@ def _rejection(code: int, action: int) -> HistoryError:
 
 
 def _enum(codes: npt.NDArray[Any], names: tuple[str, ...]) -> pl.Series:
-    """An enum column from integer codes into ``names``."""
-    return pl.Series(names, dtype=pl.Enum(names)).gather(codes.astype(np.int64))
+    """An enum column of ``names`` from integer codes into them (negative: null)."""
+    every = _enum_values(names)
+    index = np.where(codes < 0, len(names), codes).astype(np.int64)
+    return every[index]
+
+
+@lru_cache(maxsize=16)
+def _enum_values(names: tuple[str, ...]) -> pl.Series:
+    """Each value of the enum ``names`` once, then a null (what :func:`_enum` picks from)."""
+    return pl.Series([*names, None], dtype=pl.Enum(names))
 
 
 def _lists(offsets: Int64s, values: UInt8s, keep: Int64s) -> pa.Array:
@@ -869,17 +826,21 @@ def finish_rows(frame: pl.DataFrame) -> pl.DataFrame:
     """
     bb = pl.col("big_blind").cast(pl.Float64)
     pot = pl.col("pot").cast(pl.Float64)
-    raising = pl.col("action") == "bet-raise"
-    return frame.with_columns(
-        stack_bb=pl.col("stack") / bb,
-        pot_bb=pot / bb,
-        to_call_bb=pl.col("to_call") / bb,
-        amount_bb=pl.col("amount") / bb,
-        amount_pot=pl.col("amount") / pot,
-        raise_pot=pl.when(raising).then(
+    raising = pl.col("action").cast(pl.String) == "bet-raise"
+    derived = {
+        "stack_bb": pl.col("stack") / bb,
+        "pot_bb": pot / bb,
+        "to_call_bb": pl.col("to_call") / bb,
+        "amount_bb": pl.col("amount") / bb,
+        "amount_pot": pl.col("amount") / pot,
+        "raise_pot": pl.when(raising).then(
             (pl.col("raise_to") - pl.col("current")) / (pot + pl.col("to_call"))
         ),
-    ).select(pl.col(name).cast(dtype) for name, dtype in ROW_SCHEMA.items())
+    }
+    return frame.select(  # one pass: the derived columns and every column's type
+        derived.get(name, pl.col(name)).cast(dtype).alias(name)
+        for name, dtype in ROW_SCHEMA.items()
+    )
 
 
 def empty_rows() -> pl.DataFrame:
@@ -915,7 +876,7 @@ def reference_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -
 def table_for(record: HandRecord) -> Table:
     """A fresh engine table set up like the record: stacks, button, forced bets, cards."""
     n = record.players
-    small_bet, big_bet = _limit_bets(record)
+    small_bet, big_bet = limit_bets(record)
     config = GameConfig(
         betting=record.betting,
         seats=n,
@@ -926,7 +887,7 @@ def table_for(record: HandRecord) -> Table:
     )
     holes = [list(h) if len(h) == 2 else [] for h in record.hole_cards[:n]]
     holes.extend([] for _ in range(n - len(holes)))
-    forced = ForcedBets(tuple(_padded(record.blinds, n)), tuple(_padded(record.dead, n)))
+    forced = ForcedBets(tuple(padded(record.blinds, n)), tuple(padded(record.dead, n)))
     return Table(
         config,
         [seat.stack for seat in record.seats],
@@ -984,6 +945,7 @@ def _reference_hand(record: HandRecord, salt: str) -> list[dict[str, Any]]:
             "players_to_act": waiting,
             "history": history,
             "current": current,
+            "warning": record.warnings[0] if record.warnings else None,
         }
         if action.move is Move.CHECK_CALL and action.amount != legal.call:
             raise HistoryError("rows-call-amount", f"action {index}: a call of the wrong size")

@@ -91,6 +91,14 @@ def split_hands(
         yield from _split_pokerstars(lines, source)
 
 
+def split_lines(lines: Iterable[bytes], *, source: str, format: Format) -> Iterator[RawHand]:
+    """Raw hands from a file's UTF-8 lines (each with its newline) in a known format."""
+    if format == "phh":
+        yield from _split_phh(lines, source)
+    else:
+        yield from _split_pokerstars(lines, source)
+
+
 def sniff_format(head: bytes) -> Format:
     """The format of a file from its first bytes; raises ``unsupported-format``."""
     text = _decode_head(head)

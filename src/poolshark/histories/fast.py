@@ -1,0 +1,318 @@
+"""Hands to checked decision rows in batches: the fast path of ingestion.
+
+For a block of hands (``fast_split``) it runs, each stage once over all the hands:
+
+1. the byte-level reader of the block's format (``fast_phh`` / ``fast_pokerstars``) into
+   :class:`~poolshark.histories.flat.HandArrays`;
+2. the compiled row pass (``rows.track``), which also follows the betting the way the
+   engine does (turn, streets, call amounts, raise sizes, all-in marks, the end);
+3. with ``check``, the compiled settlement check (``settle``): board, pot, rake, winnings.
+
+A hand any stage does not pass goes, alone, through the plain path: the Python reader
+(``split.parse_hand``), the engine replay (``replay.judge``) and the row builder on its
+record. That path decides every rejection (with its reason) and every warning, and any
+hand the fast stages do not cover, so the outcome never depends on the fast path: it is
+exactly the plain path's, only faster for the hands that are plainly fine. The tests
+compare the two on the real sample, engine hands and corrupted hands.
+
+:func:`judge_hands` gives the outcome of each hand (parsed and accepted, with its key; or
+rejected, with a reason); a :class:`RowBatch` builds the rows of the hands one keeps, from
+several judged pieces at once. Ingestion drops duplicates in between; :func:`file_rows`
+does it all for one file, without.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from poolshark.histories.fast_phh import read_phh
+from poolshark.histories.fast_pokerstars import read_pokerstars
+from poolshark.histories.fast_split import Block, read_blocks
+from poolshark.histories.flat import UNSTATED, HandArrays
+from poolshark.histories.record import HandRecord, HistoryError
+from poolshark.histories.replay import judge
+from poolshark.histories.rows import (
+    DEFAULT_SALT,
+    Tracked,
+    empty_rows,
+    rejections,
+    rows_frame,
+    track,
+)
+from poolshark.histories.settle import settle
+from poolshark.histories.split import RawHand, parse_hand
+
+Bools = npt.NDArray[np.bool_]
+UInt64s = npt.NDArray[np.uint64]
+
+
+@dataclass
+class Judged:
+    """The outcome of hands ``lo:hi`` of a block, before duplicates are dropped.
+
+    Per hand (index from ``lo``): ``key`` (0 when the hand did not parse), ``accepted``,
+    and for the others ``rejected[i] = (reason, message)``. Accepted hands are either in
+    the fast arrays (``fast[i]``) or plain records (``records[i]``); ``warnings[i]`` is
+    the warning of a hand accepted with one. ``fallbacks`` counts the hands the fast stages
+    handed to the plain path, by stage.
+    """
+
+    block: Block
+    lo: int
+    hi: int
+    key: UInt64s
+    accepted: Bools
+    fast: Bools
+    rejected: dict[int, tuple[str, str]]
+    warnings: dict[int, str]
+    records: dict[int, HandRecord]
+    sites: list[str]
+    hand_ids: list[str]
+    arrays: HandArrays | None = None  # the fast stages' arrays, every hand of the piece
+    tracked: Tracked | None = None
+    plain_arrays: HandArrays | None = None  # the plain path's records, in hand order
+    plain_tracked: Tracked | None = None
+    plain_position: dict[int, int] = field(default_factory=dict)  # hand -> plain_arrays index
+    fallbacks: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def hands(self) -> int:
+        """Hands judged."""
+        return self.hi - self.lo
+
+    def raw(self, i: int) -> RawHand:
+        """Hand ``i`` as read (for quarantine and warnings)."""
+        return self.block.raw(self.lo + i)
+
+
+class RowBatch:
+    """Accepted hands of several judged pieces whose rows are built in one go (a frame
+    costs about half a millisecond however few its rows, so pieces are batched)."""
+
+    def __init__(self) -> None:
+        self._arrays: list[HandArrays] = []
+        self._tracked: list[Tracked] = []
+        self._starts: list[npt.NDArray[np.int64]] = []
+        self._counts: list[npt.NDArray[np.int64]] = []
+        self._actions = 0
+        self.hands = 0
+
+    def add(self, judged: Judged, keep: Bools) -> None:
+        """The rows of the accepted hands of ``judged`` that ``keep`` marks, in hand order."""
+        keep = keep & judged.accepted
+        hands = np.flatnonzero(keep)
+        if not hands.size:
+            return
+        starts = np.zeros(hands.size, dtype=np.int64)
+        counts = np.zeros(hands.size, dtype=np.int64)
+        fast = judged.fast[hands]
+        if fast.any() and judged.arrays is not None and judged.tracked is not None:
+            offsets = judged.arrays.action_start
+            chosen = hands[fast]
+            starts[fast] = self._actions + offsets[chosen]
+            counts[fast] = offsets[chosen + 1] - offsets[chosen]
+            self._part(judged.arrays, judged.tracked)
+        if not fast.all() and judged.plain_arrays is not None and judged.plain_tracked is not None:
+            offsets = judged.plain_arrays.action_start
+            where = np.array([judged.plain_position[int(h)] for h in hands[~fast]])
+            starts[~fast] = self._actions + offsets[where]
+            counts[~fast] = offsets[where + 1] - offsets[where]
+            self._part(judged.plain_arrays, judged.plain_tracked)
+        self._starts.append(starts)
+        self._counts.append(counts)
+        self.hands += hands.size
+
+    def _part(self, arrays: HandArrays, tracked: Tracked) -> None:
+        self._arrays.append(arrays)
+        self._tracked.append(tracked)
+        self._actions += int(arrays.action_start[-1])
+
+    def frame(self, *, salt: str = DEFAULT_SALT) -> pl.DataFrame:
+        """The rows of every hand added, in the order added."""
+        if not self.hands:
+            return empty_rows()
+        starts = np.concatenate(self._starts)
+        counts = np.concatenate(self._counts)
+        before = np.cumsum(counts) - counts
+        rows = np.repeat(starts - before, counts) + np.arange(int(counts.sum()))
+        arrays = HandArrays.concat(self._arrays)
+        tracked = Tracked.concat(self._tracked)
+        return rows_frame(arrays, tracked, salt=salt, rows=rows)
+
+
+def judge_hands(block: Block, lo: int, hi: int, *, check: bool = True) -> Judged:
+    """The outcome of hands ``lo:hi`` of ``block`` (see the module docstring)."""
+    count = hi - lo
+    judged = Judged(
+        block,
+        lo,
+        hi,
+        key=np.zeros(count, dtype=np.uint64),
+        accepted=np.zeros(count, dtype=np.bool_),
+        fast=np.zeros(count, dtype=np.bool_),
+        rejected={},
+        warnings={},
+        records={},
+        sites=[""] * count,
+        hand_ids=[""] * count,
+    )
+    if block.raws is None and count:
+        try:
+            _fast_stages(judged, check=check)
+        except Exception:  # a bug of the fast path must not cost hands: all go plain
+            judged.fast[:] = False
+            judged.accepted[:] = False
+            judged.key[:] = 0
+            judged.fallbacks.clear()
+            judged.fallbacks["error"] += count
+    else:
+        judged.fallbacks["split"] += count
+    for i in np.flatnonzero(~judged.fast).tolist():
+        _plain_path(judged, i, check=check)
+    _plain_rows(judged)
+    return judged
+
+
+def _fast_stages(judged: Judged, *, check: bool) -> None:
+    """Read, follow and settle the hands at once; mark those that pass all as fast."""
+    block = judged.block
+    reader = read_phh if block.format == "phh" else read_pokerstars
+    arrays, status = reader(block, judged.lo, judged.hi)
+    if not check:  # the plain path without the replay does not look at all-in marks
+        arrays = dataclasses.replace(arrays, all_in=np.full_like(arrays.all_in, UNSTATED))
+    tracked = track(arrays)
+    read = status == 0
+    followed = read & (tracked.error == 0)
+    passed = followed & (settle(arrays, tracked) == 0) if check else followed
+    for stage, handed in (
+        ("read", ~read),
+        ("rows", read & ~followed),
+        ("settle", followed & ~passed),
+    ):
+        if handed.any():
+            judged.fallbacks[stage] += int(handed.sum())
+    judged.arrays = arrays
+    judged.tracked = tracked
+    judged.fast = passed
+    judged.accepted |= passed
+    fast = np.flatnonzero(passed)
+    sites = arrays.site.take(fast).to_pylist()
+    hand_ids = arrays.hand_id.take(fast).to_pylist()
+    keys = judged.key
+    for i, site, hand_id in zip(fast.tolist(), sites, hand_ids, strict=True):
+        judged.sites[i] = site
+        judged.hand_ids[i] = hand_id
+        keys[i] = hand_key(site, hand_id)
+
+
+def _plain_path(judged: Judged, i: int, *, check: bool) -> None:
+    """Hand ``i`` through the Python reader and the engine replay."""
+    raw = judged.raw(i)
+    try:
+        record = parse_hand(raw)
+    except HistoryError as error:
+        judged.rejected[i] = (error.reason, error.message)
+        return
+    except Exception as error:  # a reader bug must not stop the run: keep the hand
+        judged.rejected[i] = ("internal-error", describe(error))
+        return
+    judged.sites[i] = record.site
+    judged.hand_ids[i] = record.hand_id
+    judged.key[i] = hand_key(record.site, record.hand_id)
+    if check:
+        try:
+            record = judge(record).record
+        except HistoryError as error:
+            judged.rejected[i] = (error.reason, error.message)
+            return
+        except Exception as error:
+            judged.rejected[i] = ("internal-error", describe(error))
+            return
+        if record.warnings:
+            judged.warnings[i] = record.warnings[0]
+    judged.records[i] = record
+    judged.accepted[i] = True
+
+
+def _plain_rows(judged: Judged) -> None:
+    """Reject the plain-path hands the row pass cannot follow (only without the replay:
+    a replayed hand always can)."""
+    plain = sorted(judged.records)
+    if not plain:
+        return
+    try:
+        arrays = HandArrays.of([judged.records[i] for i in plain])
+        tracked = track(arrays)
+    except Exception:  # an odd record (absurd amounts, ...): find it, keep the others
+        for i in plain:
+            try:
+                track(HandArrays.of([judged.records[i]]))
+            except Exception as error:
+                judged.rejected[i] = ("internal-error", describe(error))
+                _unaccept(judged, i)
+        _plain_rows(judged)
+        return
+    for k, problem in rejections(tracked).items():
+        judged.rejected[plain[k]] = (problem.reason, problem.message)
+        _unaccept(judged, plain[k])
+    judged.plain_arrays = arrays
+    judged.plain_tracked = tracked
+    judged.plain_position = {i: k for k, i in enumerate(plain)}
+
+
+def _unaccept(judged: Judged, i: int) -> None:
+    judged.accepted[i] = False
+    judged.warnings.pop(i, None)
+    del judged.records[i]
+
+
+def describe(error: BaseException) -> str:
+    """An unexpected exception in one line."""
+    return f"{type(error).__name__}: {error}"
+
+
+def hand_key(site: str, hand_id: str) -> int:
+    """The 64-bit key that identifies a hand across files and runs (never 0)."""
+    digest = hashlib.blake2b(f"{site}\x00{hand_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") or 1
+
+
+# -- one file to rows, without duplicates or quarantine (benchmarks, tests) ---------------
+
+
+@dataclass
+class FileRows:
+    """Rows of one file's accepted hands, and how its hands fared."""
+
+    frame: pl.DataFrame
+    hands: int = 0
+    accepted: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    warnings: Counter[str] = field(default_factory=Counter)
+    fast: int = 0
+    fallbacks: Counter[str] = field(default_factory=Counter)
+
+
+def file_rows(path: str | Path, *, check: bool = True, salt: str = DEFAULT_SALT) -> FileRows:
+    """Every hand of a file to decision rows by the fast path (no duplicate check)."""
+    batch = RowBatch()
+    result = FileRows(empty_rows())
+    for block in read_blocks(path):
+        judged = judge_hands(block, 0, block.hands, check=check)
+        batch.add(judged, np.ones(judged.hands, dtype=np.bool_))
+        result.hands += judged.hands
+        result.accepted += int(judged.accepted.sum())
+        result.fast += int(judged.fast.sum())
+        result.rejected.update(reason for reason, _ in judged.rejected.values())
+        result.warnings.update(judged.warnings.values())
+        result.fallbacks.update(judged.fallbacks)
+    result.frame = batch.frame(salt=salt)
+    return result
