@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from poolshark.cli import cards, data, demo, equity, ingest, models, pool, solve, stats
+from poolshark.cli import cards, data, demo, equity, exploit, ingest, models, pool, solve, stats
 from poolshark.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -24,6 +24,7 @@ app.add_typer(pool.app, name="pool")
 app.command("stats")(stats.stats_command)
 app.add_typer(models.app, name="equity-net")
 app.command("eval")(eval_cli.eval_command)
+app.add_typer(exploit.app, name="exploit")
 
 
 def main() -> None:

@@ -9,14 +9,18 @@ Spec forms, tried in this order:
 * ``pool:NAME``: a shipped pool, every seat a random player of it;
 * ``FILE.toml``: a style file, a pool file, or a *lineup file* (a pool file whose ``mix``
   also names agents, below);
+* ``FILE.pt``: a training checkpoint, read with ``torch.load(weights_only=True)`` and
+  dispatched on its ``kind`` through :data:`CHECKPOINT_LOADERS` (``population-model``: the
+  population action model; ``exploiter``: a PPO exploiter);
 * ``package.module:Class``: a user agent, built with no arguments (or a module-level agent
   object).
 
 A lineup file is a pool file (``poolshark.pool.pools``) whose ``[mix]`` keys may also be
 agent specs: keys are read as in pool files first (a shipped style name, or a style file
 beside the lineup file), and otherwise as a spec above, so ``"bot:tag" = 0.2`` or
-``"mybots.rules:Shark" = 0.1`` mix bots into a pool. A file whose mix holds only styles is
-loaded as a pool exactly (players dealt in proportion).
+``"mybots.rules:Shark" = 0.1`` mix bots into a pool, and ``"population.pt" = 0.5`` a
+checkpoint (a ``.pt`` key, like a ``.toml`` one, is a file beside the lineup file). A file
+whose mix holds only styles is loaded as a pool exactly (players dealt in proportion).
 """
 
 from __future__ import annotations
@@ -46,6 +50,12 @@ BOTS: dict[str, type[RandomAgent] | type[CallingStation] | type[TightAggressive]
 }
 """Built-in bots by name."""
 
+CHECKPOINT_LOADERS: dict[str, str] = {
+    "population-model": "poolshark.evaluate.model_agent:load_population_model",
+    "exploiter": "poolshark.evaluate.exploiter_agent:load_exploiter",
+}
+"""Checkpoint ``kind`` -> ``module:function(path) -> Agent``; modules import on first use."""
+
 
 class LineupSpec(BaseModel):
     """A lineup file: a pool file's keys, with a mix that may name agents."""
@@ -69,7 +79,8 @@ def agent_help() -> str:
     styles = ", ".join(list_styles())
     return (
         f"random, station, tag, a style ({styles}; style:NAME or style:FILE.toml), "
-        f"pool:NAME ({pools}), a pool or lineup FILE.toml, or package.module:Class"
+        f"pool:NAME ({pools}), a pool or lineup FILE.toml, a checkpoint FILE.pt "
+        f"({' or '.join(CHECKPOINT_LOADERS)}), or package.module:Class"
     )
 
 
@@ -84,6 +95,8 @@ def load_agent(spec: str) -> Agent:
             return StyleAgent([load_style(text.removeprefix("style:"))])
         if text.startswith("pool:"):
             return StyleAgent.from_pool(load_pool(text.removeprefix("pool:")))
+        if text.endswith(".pt"):
+            return load_checkpoint_agent(Path(text))
         if text.endswith(".toml") or Path(text).is_file():
             return load_agent_file(Path(text))
     except AgentError:
@@ -95,6 +108,30 @@ def load_agent(spec: str) -> Agent:
     if ":" in text:
         return _import_agent(text)
     raise AgentError(f"unknown agent {text!r}: use {agent_help()}")
+
+
+def load_checkpoint_agent(path: Path) -> Agent:
+    """The agent a training checkpoint holds, by its ``kind`` (:data:`CHECKPOINT_LOADERS`)."""
+    if not path.is_file():
+        raise AgentError(f"no checkpoint file {str(path)!r}")
+    import torch
+
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
+        raise AgentError(f"cannot read checkpoint {str(path)!r}: {error}") from None
+    kind = payload.get("kind") if isinstance(payload, dict) else None
+    if kind not in CHECKPOINT_LOADERS:
+        known = ", ".join(CHECKPOINT_LOADERS)
+        found = "no kind" if kind is None else f"kind {kind!r}"
+        raise AgentError(f"checkpoint {str(path)!r} has {found}; agents load from: {known}")
+    module_name, _, function = CHECKPOINT_LOADERS[str(kind)].partition(":")
+    try:
+        loader = getattr(importlib.import_module(module_name), function)
+    except (ImportError, AttributeError) as error:
+        raise AgentError(f"checkpoint {str(path)!r}: cannot load {kind} agents: {error}") from None
+    agent: Agent = loader(path)
+    return agent
 
 
 def load_agent_file(path: Path) -> Agent:
@@ -139,6 +176,8 @@ def load_agent_file(path: Path) -> Agent:
 def _mix_entry(key: str, folder: Path) -> Style | Agent:
     """What a mix key names, read as a pool file would first: a shipped style, or a file
     beside the lineup file (a style, or a nested pool or lineup); otherwise an agent spec."""
+    if key.endswith(".pt"):
+        return load_checkpoint_agent(folder / key)
     if key.endswith(".toml"):
         source = folder / key
         try:
