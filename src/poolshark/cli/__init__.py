@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import typer
 
-from poolshark.cli import cards, data, demo, equity, exploit, ingest, models, pool, solve, stats
+from poolshark.cli import (
+    cards,
+    data,
+    demo,
+    equity,
+    exploit,
+    ingest,
+    models,
+    pool,
+    population,
+    solve,
+    stats,
+)
 from poolshark.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -25,6 +37,7 @@ app.command("stats")(stats.stats_command)
 app.add_typer(models.app, name="equity-net")
 app.command("eval")(eval_cli.eval_command)
 app.add_typer(exploit.app, name="exploit")
+app.add_typer(population.app, name="population")
 
 
 def main() -> None:

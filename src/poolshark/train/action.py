@@ -1,0 +1,953 @@
+"""Training, evaluation and per-player fine-tuning (SFT) of the population action model.
+
+A run builds its training rows once (:mod:`poolshark.models.action_data`: a pool simulated
+in-process, every hole card known or only showdowns with the rest imputed; or ingested
+decision rows, hidden cards imputed), keeps them in ``<out>/data.npz`` with their
+fingerprint, holds out a share of the *hands* (never rows of one hand on both sides), and
+minimizes the negative log-likelihood of the actions taken with AdamW and a cosine
+learning-rate decay. Checkpoints follow the house pattern (``train/equity.py``): ``last.pt``
+atomically every ``checkpoint_every`` steps and after each epoch, ``best.pt`` for the
+lowest validation NLL, batches ordered by ``(seed, epoch)``, the torch random state saved,
+so a killed run resumed with ``resume=True`` ends bit for bit where an unbroken one does.
+Checkpoints are dicts of tensors and plain values (``torch.load(..., weights_only=True)``)
+with ``"kind": "population-model"``, the config, the range-source spec, the representative
+pot fraction of each raise bucket and the data fingerprint. Scalars go to TensorBoard
+event files under ``<out>/tensorboard``.
+
+Evaluation (:func:`evaluate`): accuracy and NLL overall and per street; on synthetic pools
+the KL divergence from the exact pool policy to the model per decision (over the 14
+classes and over fold / call / raise), the truth's own NLL (the floor any model has); and
+the same figures for three baselines fitted on the training rows: uniform over the legal
+classes, the majority class (global class frequencies) and per-context frequencies
+(street, position, preflop action, facing a bet, raises this street, in position).
+
+SFT (:func:`finetune_player`): the rows of one player id, split by hand into train,
+validation (early stopping) and test; the population model is fine-tuned on the train
+part and both models are scored on the test part.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import torch
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from poolshark.models.action_data import (
+    ALL_IN_CLASS,
+    CALL_CLASS,
+    ENCODED_FACING_BET,
+    ENCODED_IN_POSITION,
+    ENCODED_POSITION,
+    ENCODED_PREFLOP_FACING,
+    ENCODED_STREET,
+    ENCODED_STREET_RAISES,
+    FIRST_RAISE_CLASS,
+    FOLD_CLASS,
+    N_CLASSES,
+    N_SIZES,
+    SIZE_CENTERS,
+    STREET_NAMES,
+    ActionDataset,
+    load_dataset,
+    range_source_from_spec,
+    rows_dataset,
+    save_dataset,
+    select_hands,
+    simulated_dataset,
+)
+from poolshark.models.action_model import (
+    FeatureTensors,
+    PopulationNet,
+    build_population_net,
+    masked_nll,
+)
+from poolshark.train.equity import count_parameters, save_atomic
+from poolshark.train.tensorboard import ScalarLog
+
+CHECKPOINT_KIND = "population-model"
+CHECKPOINT_FORMAT = "poolshark-population-model-v1"
+EVAL_BATCH = 8192
+_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
+_RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
+"""Config keys a resumed run may change (the data fingerprint guards the data itself)."""
+
+Floats = npt.NDArray[np.float64]
+Int64s = npt.NDArray[np.int64]
+
+
+class PopulationTrainingError(ValueError):
+    """A run that cannot start, resume or evaluate as asked; the message says why."""
+
+
+def _check_device_name(value: str) -> str:
+    if not _DEVICE.match(value):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {value!r}")
+    return value
+
+
+class DataConfig(BaseModel):
+    """Where training rows come from (TOML keys of the same names).
+
+    Either ``pool`` and ``hands`` (simulated in-process from ``simulation_seed``) or
+    ``rows`` (a ``poolshark ingest`` output folder). ``ranges`` is the range source of the
+    opponent view: ``exact`` (the pool's exact posterior; with ``rows`` name the pool,
+    ``exact:POOL``), ``uniform``, ``none`` or ``package.module:factory[=ARG]``. ``hidden``
+    (simulated pools): ``none`` every hole card known, ``showdown`` only shown cards known
+    and the rest imputed from ``imputer`` (a range-source spec; default ``ranges``).
+    ``holdout_player`` leaves one player id's rows out (to fine-tune on them later).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pool: str | None = None
+    hands: int | None = Field(None, ge=1)
+    simulation_seed: int = Field(1, ge=0)
+    rows: Path | None = None
+    ranges: str = "exact"
+    hidden: Literal["none", "showdown"] = "none"
+    imputer: str | None = None
+    holdout_player: str | None = None
+    max_rows: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataConfig:
+        simulated = self.pool is not None or self.hands is not None
+        if simulated == (self.rows is not None):
+            raise ValueError("give either pool and hands (simulate) or rows (ingested rows)")
+        if simulated and (self.pool is None or self.hands is None):
+            raise ValueError("simulating needs both pool and hands")
+        if self.rows is not None and self.ranges == "exact":
+            raise ValueError("ranges 'exact' needs a pool: with rows write exact:POOL")
+        if self.rows is not None and self.hidden != "none":
+            raise ValueError("hidden applies to simulated pools (ingested rows hide cards anyway)")
+        return self
+
+    def range_spec(self) -> str:
+        """The range-source spec with ``exact`` resolved to this pool."""
+        return f"exact:{self.pool}" if self.ranges == "exact" else self.ranges
+
+
+class PopulationTrainConfig(DataConfig):
+    """Everything that defines a population-model training run (see :class:`DataConfig`
+    for the data keys)."""
+
+    out: Path
+    val_fraction: float = Field(0.1, gt=0.0, lt=0.5)
+    width: int = Field(256, ge=8, le=8192)
+    depth: int = Field(3, ge=0, le=32)
+    class_embedding: int = Field(16, ge=1, le=512)
+    opponent_width: int = Field(48, ge=4, le=1024)
+    dropout: float = Field(0.0, ge=0.0, lt=1.0)
+    equity_net: Path | None = None
+    epochs: int = Field(8, ge=1, le=10_000)
+    batch_size: int = Field(512, ge=2, le=1 << 20)
+    learning_rate: float = Field(2e-3, gt=0.0, le=1.0)
+    weight_decay: float = Field(1e-4, ge=0.0, le=1.0)
+    schedule: Literal["cosine", "constant"] = "cosine"
+    seed: int = Field(0, ge=0)
+    device: str = "cpu"
+    threads: int | None = Field(None, ge=1, le=1024)
+    checkpoint_every: int = Field(2000, ge=1)
+    log_every: int = Field(50, ge=1)
+    patience: int | None = Field(None, ge=1)
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str) -> str:
+        return _check_device_name(value)
+
+    @classmethod
+    def from_toml(cls, path: Path, **overrides: Any) -> PopulationTrainConfig:
+        """Load a TOML file; ``overrides`` (not None) replace its keys. Errors name the file."""
+        return cls.model_validate(_toml(path, overrides))
+
+    def data_config(self) -> DataConfig:
+        """The data keys alone."""
+        return DataConfig.model_validate(
+            {key: getattr(self, key) for key in DataConfig.model_fields}
+        )
+
+
+def _toml(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
+    try:
+        document = tomllib.loads(Path(path).read_text())
+    except OSError as error:
+        raise PopulationTrainingError(
+            f"cannot read config {str(path)!r}: {error.strerror}"
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise PopulationTrainingError(f"config {str(path)!r} is not valid TOML: {error}") from None
+    document.update({k: v for k, v in overrides.items() if v is not None})
+    return document
+
+
+# -- data -------------------------------------------------------------------------------------
+
+Progress = Callable[[int, int], None]
+
+
+def build_dataset(
+    data: DataConfig,
+    *,
+    seed: int = 0,
+    progress: Progress | None = None,
+    only_player: str | None = None,
+) -> tuple[ActionDataset, dict[str, Any]]:
+    """The training rows a data config describes, and what building them reported.
+
+    ``only_player`` (an id, or ``auto`` for the player seated most often) keeps just the
+    hands that player sat in, before any feature is computed (fine-tuning needs no more).
+    """
+    from poolshark.histories.ingest import scan_rows
+    from poolshark.pool.pools import load_pool
+    from poolshark.pool.simulate import simulate
+
+    source = range_source_from_spec(data.range_spec())
+    imputer = range_source_from_spec(data.imputer) if data.imputer is not None else None
+    info: dict[str, Any] = {"range_source": data.range_spec()}
+    started = time.perf_counter()
+    if data.rows is not None:
+        if not Path(data.rows).is_dir():
+            raise PopulationTrainingError(f"no ingested rows folder at {str(data.rows)!r}")
+        frame = scan_rows(data.rows).collect()
+        if frame.height == 0:
+            raise PopulationTrainingError(f"{str(data.rows)!r} holds no decision rows")
+        dataset, report = rows_dataset(frame, source, imputer=imputer, seed=seed)
+        info["rows"] = report.as_dict()
+    else:
+        if data.pool is None or data.hands is None:
+            raise PopulationTrainingError("simulating needs both pool and hands")
+        pool = load_pool(data.pool)
+        hands = simulate(pool, data.hands, seed=data.simulation_seed)
+        info["simulation_seconds"] = time.perf_counter() - started
+        if only_player is not None:
+            seats = np.bincount(hands.players.ravel(), minlength=len(pool.player_names))
+            if only_player == "auto":
+                player = int(np.argmax(seats))
+            elif only_player in pool.player_names:
+                player = pool.player_names.index(only_player)
+            else:
+                raise PopulationTrainingError(f"no player {only_player!r} in pool {pool.name}")
+            hands = select_hands(hands, np.flatnonzero((hands.players == player).any(axis=1)))
+            info["player_hands"] = len(hands)
+        dataset = simulated_dataset(
+            hands, source, hidden=data.hidden, imputer=imputer, seed=seed, progress=progress
+        )
+        info["hands"] = len(hands)
+    if data.holdout_player is not None:
+        if data.holdout_player not in dataset.player_ids:
+            raise PopulationTrainingError(f"no player {data.holdout_player!r} in the data")
+        held = dataset.player_ids.index(data.holdout_player)
+        keep = np.flatnonzero(dataset.player != held)
+        info["holdout_player_rows"] = int(dataset.size - keep.size)
+        dataset = dataset.subset(keep)
+    if data.max_rows is not None and dataset.size > data.max_rows:
+        dataset = dataset.subset(slice(0, data.max_rows))
+    info["rows_built"] = dataset.size
+    info["imputed_rows"] = int(dataset.imputed.sum())
+    info["build_seconds"] = time.perf_counter() - started
+    return dataset, info
+
+
+def split_hands(hand_key: Int64s, fractions: tuple[float, ...], seed: int) -> list[Int64s]:
+    """Row indices of consecutive parts of a seeded shuffle of the hands: the last parts get
+    ``fractions`` of the hands each, the first part the rest. A hand is never split."""
+    hands = np.unique(hand_key)
+    order = np.random.default_rng([seed, 3]).permutation(hands.size)
+    cuts = [hands.size]
+    for fraction in reversed(fractions):
+        cuts.insert(0, cuts[0] - max(1, round(hands.size * fraction)))
+    cuts.insert(0, 0)
+    part_of = np.zeros(hands.size, dtype=np.int64)
+    for part in range(len(cuts) - 1):
+        part_of[order[cuts[part] : cuts[part + 1]]] = part
+    labels = part_of[np.searchsorted(hands, hand_key)]
+    return [np.flatnonzero(labels == part) for part in range(len(cuts) - 1)]
+
+
+def size_representatives(dataset: ActionDataset) -> list[float]:
+    """Per raise bucket the median pot fraction of the training raises in it (the bucket's
+    centre where there were none): the size a sampled raise of that bucket takes."""
+    target, fraction = dataset.target, dataset.fraction
+    out = []
+    for bucket in range(N_SIZES):
+        values = fraction[target == FIRST_RAISE_CLASS + bucket]
+        out.append(float(np.median(values)) if values.size else SIZE_CENTERS[bucket])
+    return out
+
+
+# -- baselines and evaluation ------------------------------------------------------------------
+
+
+def context_keys(features_public: npt.NDArray[np.float32]) -> Int64s:
+    """Coarse context of each row for the frequency baseline, from the encoded context:
+    street, position, preflop action, facing a bet, raises this street (capped at 3), in
+    position."""
+    f = features_public
+    position = np.argmax(f[:, ENCODED_POSITION : ENCODED_POSITION + 6], axis=1)
+    street = np.argmax(f[:, ENCODED_STREET : ENCODED_STREET + 4], axis=1)
+    facing = np.argmax(f[:, ENCODED_PREFLOP_FACING : ENCODED_PREFLOP_FACING + 5], axis=1)
+    facing_bet = f[:, ENCODED_FACING_BET] > 0.5
+    raises = np.minimum(np.rint(f[:, ENCODED_STREET_RAISES] * 4), 3).astype(np.int64)
+    in_position = f[:, ENCODED_IN_POSITION] > 0.5
+    key = ((((street * 6 + position) * 5 + facing) * 2 + facing_bet) * 4 + raises) * 2
+    keys: Int64s = (key + in_position).astype(np.int64)
+    return keys
+
+
+@dataclass(frozen=True)
+class Baselines:
+    """Action frequencies of the training rows: over all rows, and per coarse context."""
+
+    overall: Floats
+    by_context: dict[int, Floats]
+
+    @classmethod
+    def fit(cls, dataset: ActionDataset, smoothing: float = 0.5) -> Baselines:
+        """Counts plus ``smoothing`` per class, normalized."""
+        overall = np.bincount(dataset.target, minlength=N_CLASSES) + smoothing
+        keys = context_keys(dataset.features.public)
+        by_context: dict[int, Floats] = {}
+        for key in np.unique(keys).tolist():
+            counts = np.bincount(dataset.target[keys == key], minlength=N_CLASSES)
+            by_context[int(key)] = (counts + smoothing) / (counts.sum() + smoothing * N_CLASSES)
+        return cls(overall / overall.sum(), by_context)
+
+    def predict(self, dataset: ActionDataset, kind: str) -> Floats:
+        """(N, 14) a baseline's distribution per row, restricted to the legal classes."""
+        legal = dataset.features.legal
+        if kind == "uniform":
+            weights = np.ones((dataset.size, N_CLASSES))
+        elif kind == "majority":
+            weights = np.broadcast_to(self.overall, (dataset.size, N_CLASSES)).copy()
+        elif kind == "context":
+            keys = context_keys(dataset.features.public)
+            weights = np.array([self.by_context.get(int(k), self.overall) for k in keys])
+            weights = weights.reshape(dataset.size, N_CLASSES)
+        else:
+            raise ValueError(f"unknown baseline {kind!r}")
+        weights = weights * legal
+        result: Floats = weights / weights.sum(axis=1, keepdims=True)
+        return result
+
+
+def _moves(probabilities: Floats) -> Floats:
+    """(N, 3) fold, check/call, raise (any size) from class probabilities."""
+    return np.stack(
+        [
+            probabilities[:, FOLD_CLASS],
+            probabilities[:, CALL_CLASS],
+            probabilities[:, FIRST_RAISE_CLASS : ALL_IN_CLASS + 1].sum(axis=1),
+        ],
+        axis=1,
+    )
+
+
+def _kl(truth: Floats, model: Floats) -> Floats:
+    """Per row KL(truth || model) in nats (0 * log 0 = 0)."""
+    safe = np.maximum(model, 1e-30)
+    terms = np.where(truth > 0, truth * (np.log(np.maximum(truth, 1e-30)) - np.log(safe)), 0.0)
+    result: Floats = terms.sum(axis=1)
+    return result
+
+
+def score(probabilities: Floats, dataset: ActionDataset) -> dict[str, Any]:
+    """Accuracy, NLL and (with the truth) KL figures of class probabilities on a dataset,
+    overall and per street."""
+    rows = np.arange(dataset.size)
+    chosen = np.maximum(probabilities[rows, dataset.target], 1e-30)
+    nll = -np.log(chosen)
+    hit = np.argmax(probabilities, axis=1) == dataset.target
+    truth = dataset.true_policy.astype(np.float64) if dataset.has_truth else None
+    kl = kl_moves = None
+    if truth is not None:
+        kl = _kl(truth, probabilities)
+        kl_moves = _kl(_moves(truth), _moves(probabilities))
+
+    def figures(mask: npt.NDArray[np.bool_]) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rows": int(mask.sum()),
+            "accuracy": float(hit[mask].mean()) if mask.any() else None,
+            "nll": float(nll[mask].mean()) if mask.any() else None,
+        }
+        if kl is not None and kl_moves is not None:
+            out["kl"] = float(kl[mask].mean()) if mask.any() else None
+            out["kl_moves"] = float(kl_moves[mask].mean()) if mask.any() else None
+        return out
+
+    result = figures(np.ones(dataset.size, dtype=np.bool_))
+    result["by_street"] = {
+        name: figures(dataset.features.street == street) for street, name in enumerate(STREET_NAMES)
+    }
+    return result
+
+
+@torch.no_grad()
+def predict(
+    model: PopulationNet, dataset: ActionDataset, device: str = "cpu", batch: int = EVAL_BATCH
+) -> Floats:
+    """(N, 14) the model's class probabilities (eval mode)."""
+    was_training = model.training
+    model.eval()
+    out = np.zeros((dataset.size, N_CLASSES))
+    for start in range(0, dataset.size, batch):
+        part = dataset.features.subset(slice(start, start + batch))
+        logits = model(FeatureTensors.of(part, device))
+        out[start : start + batch] = torch.softmax(logits.double(), dim=1).cpu().numpy()
+    model.train(was_training)
+    return out
+
+
+def evaluate(
+    model: PopulationNet,
+    dataset: ActionDataset,
+    baselines: Baselines | None,
+    device: str = "cpu",
+) -> dict[str, Any]:
+    """The model's figures on ``dataset`` and, when given, the baselines' and the truth's."""
+    report: dict[str, Any] = {"model": score(predict(model, dataset, device), dataset)}
+    if baselines is not None:
+        for kind in ("uniform", "majority", "context"):
+            report[kind] = score(baselines.predict(dataset, kind), dataset)
+    if dataset.has_truth:
+        truth = dataset.true_policy.astype(np.float64)
+        report["truth"] = score(truth, dataset)
+    return report
+
+
+# -- checkpoints -----------------------------------------------------------------------------
+
+
+def read_checkpoint(path: Path, device: str = "cpu") -> dict[str, Any]:
+    """A population-model checkpoint's dict (``weights_only=True``); errors name the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise PopulationTrainingError(f"no checkpoint at {str(path)!r}")
+    try:
+        payload = torch.load(path, map_location=torch.device(device), weights_only=True)
+    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
+        raise PopulationTrainingError(f"cannot read checkpoint {str(path)!r}: {error}") from None
+    if not isinstance(payload, dict) or payload.get("kind") != CHECKPOINT_KIND:
+        raise PopulationTrainingError(f"{str(path)!r} is not a population-model checkpoint")
+    return payload
+
+
+def load_population_net(path: Path, device: str = "cpu") -> tuple[PopulationNet, dict[str, Any]]:
+    """The network stored in a checkpoint, in eval mode on ``device``, and the checkpoint."""
+    payload = read_checkpoint(path, device)
+    model = build_population_net(dict(payload["hyperparameters"]))
+    model.load_state_dict(payload["model"])
+    model.to(torch.device(device))
+    model.eval()
+    return model, payload
+
+
+def export_population_model(
+    path: Path,
+    model: PopulationNet,
+    *,
+    range_source: str,
+    size_fractions: list[float],
+    config: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Path:
+    """Write an inference checkpoint (``kind`` ``population-model``, no optimizer state)
+    that :func:`load_population_net` and the agent loader read."""
+    if len(size_fractions) != N_SIZES:
+        raise PopulationTrainingError(f"need {N_SIZES} raise-bucket fractions")
+    save_atomic(
+        {
+            "kind": CHECKPOINT_KIND,
+            "format": CHECKPOINT_FORMAT,
+            "hyperparameters": model.hyperparameters(),
+            "config": dict(config or {}),
+            "range_source": range_source,
+            "size_fractions": [float(x) for x in size_fractions],
+            "model": model.state_dict(),
+            **dict(extra or {}),
+        },
+        Path(path),
+    )
+    return Path(path)
+
+
+def _check_device(device: str) -> None:
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise PopulationTrainingError(
+            f"device {device!r} asked for, but torch sees no CUDA GPU here"
+        )
+
+
+def _equity_part(config: PopulationTrainConfig) -> tuple[str | None, dict[str, Any], Any]:
+    """(arch, hyperparameters, state dict) of the configured equity network, or Nones."""
+    if config.equity_net is None:
+        return None, {}, None
+    from poolshark.train.equity import load_equity_net
+
+    net, payload = load_equity_net(config.equity_net)
+    return str(payload["arch"]), dict(payload["hyperparameters"]), net.state_dict()
+
+
+def _learning_rate(base: float, schedule: str, step: int, total: int) -> float:
+    if schedule == "constant":
+        return base
+    return base * 0.5 * (1.0 + math.cos(math.pi * min(step, total) / max(total, 1)))
+
+
+def _epoch_order(seed: int, epoch: int, n: int) -> torch.Tensor:
+    """The batch order of one epoch: a permutation fixed by (seed, epoch)."""
+    return torch.from_numpy(np.random.default_rng([seed, epoch]).permutation(n))
+
+
+StepCallback = Callable[[int, int], None]
+EpochCallback = Callable[[dict[str, float]], None]
+
+
+@dataclass
+class TrainResult:
+    """What a finished (or early-stopped) run reports."""
+
+    parameters: int
+    train_rows: int
+    val_rows: int
+    epochs_run: int
+    best_epoch: int
+    data: dict[str, Any]
+    validation: dict[str, Any] | None
+    history: list[dict[str, float]] = field(default_factory=list)
+    seconds: float = 0.0
+    rows_per_s: float = 0.0
+    stopped_early: bool = False
+    best_checkpoint: str = ""
+    last_checkpoint: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (the CLI's ``--json`` object)."""
+        return dict(self.__dict__)
+
+
+def prepared_data(
+    config: PopulationTrainConfig, *, resume: bool, progress: Progress | None = None
+) -> tuple[ActionDataset, dict[str, Any]]:
+    """The run's rows: ``<out>/data.npz`` when resuming (or already built by this run), else
+    built from the data config and saved there."""
+    path = Path(config.out) / "data.npz"
+    info_path = Path(config.out) / "data.json"
+    if path.exists() and (resume or info_path.exists()):
+        info = json.loads(info_path.read_text()) if info_path.exists() else {}
+        return load_dataset(path), info
+    dataset, info = build_dataset(config.data_config(), seed=config.seed, progress=progress)
+    save_dataset(dataset, path)
+    info_path.write_text(json.dumps(info, indent=2) + "\n")
+    return dataset, info
+
+
+def train_population(
+    config: PopulationTrainConfig,
+    *,
+    resume: bool = False,
+    on_step: StepCallback | None = None,
+    on_epoch: EpochCallback | None = None,
+    on_data: Progress | None = None,
+) -> TrainResult:
+    """Run (or resume) the training ``config`` describes; see the module docstring."""
+    _check_device(config.device)
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    device = torch.device(config.device)
+    out = Path(config.out)
+    last_path, best_path = out / "last.pt", out / "best.pt"
+    if not resume and last_path.exists():
+        raise PopulationTrainingError(
+            f"{str(last_path)!r} exists: pass resume to continue that run, or choose a new out"
+        )
+    if resume and not last_path.exists():
+        raise PopulationTrainingError(f"nothing to resume: no {str(last_path)!r}")
+    dataset, info = prepared_data(config, resume=resume, progress=on_data)
+    train_rows, val_rows = split_hands(dataset.hand_key, (config.val_fraction,), config.seed)
+    fingerprint = dataset.fingerprint
+    train_data, val_data = dataset.subset(train_rows), dataset.subset(val_rows)
+    del dataset  # the two parts are copies: keep memory at one copy of the rows
+    if train_data.size < config.batch_size:
+        raise PopulationTrainingError(
+            f"only {train_data.size} training rows for batches of {config.batch_size}"
+        )
+    baselines = Baselines.fit(train_data)
+    sizes = size_representatives(train_data)
+    train = FeatureTensors.of(train_data.features, device)
+    target = torch.as_tensor(train_data.target, dtype=torch.long, device=device)
+
+    torch.manual_seed(config.seed)
+    equity_arch, equity_hyper, equity_state = _equity_part(config)
+    model = PopulationNet(
+        width=config.width,
+        depth=config.depth,
+        class_embedding=config.class_embedding,
+        opponent_width=config.opponent_width,
+        dropout=config.dropout,
+        equity_arch=equity_arch,
+        equity_hyperparameters=equity_hyper,
+    )
+    if model.equity is not None and equity_state is not None:
+        model.equity.load_state_dict(equity_state)
+    model.to(device)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(
+        trainable, lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    steps_per_epoch = len(train) // config.batch_size
+    total_steps = steps_per_epoch * config.epochs
+    state: dict[str, Any] = {
+        "epoch": 0,
+        "step_in_epoch": 0,
+        "global_step": 0,
+        "loss_sum": 0.0,
+        "best_nll": math.inf,
+        "best_epoch": 0,
+        "stale_epochs": 0,
+        "history": [],
+        "seconds": 0.0,
+    }
+    if resume:
+        state = _restore(config, fingerprint, last_path, model, optimizer, state)
+
+    log = ScalarLog(out / "tensorboard")
+
+    def checkpoint(path: Path, payload_state: dict[str, Any]) -> None:
+        save_atomic(
+            {
+                "kind": CHECKPOINT_KIND,
+                "format": CHECKPOINT_FORMAT,
+                "hyperparameters": model.hyperparameters(),
+                "config": config.model_dump(mode="json"),
+                "range_source": config.range_spec(),
+                "size_fractions": sizes,
+                "data_fingerprint": fingerprint,
+                "data": info,
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "torch_rng": torch.get_rng_state(),
+                "cuda_rng": torch.cuda.get_rng_state() if device.type == "cuda" else None,
+                **payload_state,
+            },
+            path,
+        )
+
+    started = time.perf_counter() - float(state["seconds"])
+    session_start = time.perf_counter()
+    trained_rows = 0
+    stopped_early = False
+    model.train()
+    try:
+        while int(state["epoch"]) < config.epochs:
+            epoch = int(state["epoch"])
+            order = _epoch_order(config.seed, epoch, len(train)).to(device)
+            window_loss, window_steps = 0.0, 0
+            for step in range(int(state["step_in_epoch"]), steps_per_epoch):
+                rows = order[step * config.batch_size : (step + 1) * config.batch_size]
+                rate = _learning_rate(
+                    config.learning_rate, config.schedule, int(state["global_step"]), total_steps
+                )
+                for group in optimizer.param_groups:
+                    group["lr"] = rate
+                loss = masked_nll(model(train.rows(rows)), target[rows])
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()  # type: ignore[no-untyped-call]
+                optimizer.step()
+                value = float(loss.detach())
+                state["loss_sum"] = float(state["loss_sum"]) + value
+                state["global_step"] = int(state["global_step"]) + 1
+                state["step_in_epoch"] = step + 1
+                trained_rows += len(rows)
+                window_loss += value
+                window_steps += 1
+                if window_steps == config.log_every:
+                    log.scalar("train/nll", window_loss / window_steps, state["global_step"])
+                    log.scalar("train/learning_rate", rate, state["global_step"])
+                    window_loss, window_steps = 0.0, 0
+                if on_step is not None:
+                    on_step(int(state["global_step"]), total_steps)
+                if int(state["global_step"]) % config.checkpoint_every == 0:
+                    state["seconds"] = time.perf_counter() - started
+                    checkpoint(last_path, state)
+                    log.flush()
+            figures = score(predict(model, val_data, config.device), val_data)
+            entry = {
+                "epoch": float(epoch + 1),
+                "train_nll": float(state["loss_sum"]) / max(1, steps_per_epoch),
+                "val_nll": figures["nll"],
+                "val_accuracy": figures["accuracy"],
+            }
+            if "kl" in figures:
+                entry["val_kl"] = figures["kl"]
+                entry["val_kl_moves"] = figures["kl_moves"]
+            state["history"] = [*state["history"], entry]
+            for key, value in entry.items():
+                if key != "epoch":
+                    log.scalar(f"epoch/{key}", value, epoch + 1)
+            if on_epoch is not None:
+                on_epoch(entry)
+            improved = figures["nll"] < float(state["best_nll"])
+            state.update(
+                epoch=epoch + 1,
+                step_in_epoch=0,
+                loss_sum=0.0,
+                seconds=time.perf_counter() - started,
+                best_nll=figures["nll"] if improved else state["best_nll"],
+                best_epoch=epoch + 1 if improved else state["best_epoch"],
+                stale_epochs=0 if improved else int(state["stale_epochs"]) + 1,
+            )
+            if improved:
+                checkpoint(best_path, state)
+            checkpoint(last_path, state)
+            log.flush()
+            if config.patience is not None and int(state["stale_epochs"]) >= config.patience:
+                stopped_early = True
+                break
+    finally:
+        log.close()
+
+    validation = None
+    if best_path.exists():
+        best_model, _ = load_population_net(best_path, config.device)
+        validation = evaluate(best_model, val_data, baselines, config.device)
+    session_seconds = time.perf_counter() - session_start
+    return TrainResult(
+        parameters=count_parameters(model),
+        train_rows=train_data.size,
+        val_rows=val_data.size,
+        epochs_run=int(state["epoch"]),
+        best_epoch=int(state["best_epoch"]),
+        data=info,
+        validation=validation,
+        history=list(state["history"]),
+        seconds=time.perf_counter() - started,
+        rows_per_s=trained_rows / session_seconds if session_seconds > 0 else 0.0,
+        stopped_early=stopped_early,
+        best_checkpoint=str(best_path),
+        last_checkpoint=str(last_path),
+    )
+
+
+def _restore(
+    config: PopulationTrainConfig,
+    fingerprint: str,
+    path: Path,
+    model: PopulationNet,
+    optimizer: torch.optim.Optimizer,
+    state: dict[str, Any],
+) -> dict[str, Any]:
+    """Load ``last.pt`` into the model and optimizer; the run state to continue from."""
+    payload = read_checkpoint(path, config.device)
+    if payload["data_fingerprint"] != fingerprint:
+        raise PopulationTrainingError(f"{str(path)!r} was trained on other data; cannot resume")
+    saved = dict(payload["config"])
+    now = config.model_dump(mode="json")
+    changed = sorted(
+        key for key in now if key not in _RESUMABLE_CHANGES and saved.get(key) != now[key]
+    )
+    if changed:
+        raise PopulationTrainingError(
+            f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}"
+        )
+    model.load_state_dict(payload["model"])
+    optimizer.load_state_dict(payload["optimizer"])
+    torch.set_rng_state(payload["torch_rng"].cpu())
+    if payload.get("cuda_rng") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state(payload["cuda_rng"].cpu())
+    return {key: payload[key] for key in state}
+
+
+# -- evaluation of a checkpoint on new data ----------------------------------------------------
+
+
+def evaluate_checkpoint(
+    checkpoint: Path, data: DataConfig, *, device: str = "cpu", seed: int = 0
+) -> dict[str, Any]:
+    """A saved model on new data built with its own range source: its figures, and the
+    baselines' fitted on the first half of the new hands and scored, with the model, on the
+    second half."""
+    _check_device(device)
+    model, payload = load_population_net(checkpoint, device)
+    spec = str(payload["range_source"])
+    data = data.model_copy(update={"ranges": spec})
+    dataset, info = build_dataset(data, seed=seed)
+    fit_rows, test_rows = split_hands(dataset.hand_key, (0.5,), seed)
+    fit, test = dataset.subset(fit_rows), dataset.subset(test_rows)
+    report = evaluate(model, test, Baselines.fit(fit), device)
+    return {
+        "checkpoint": str(checkpoint),
+        "range_source": spec,
+        "rows": test.size,
+        "baseline_rows": fit.size,
+        "data": info,
+        **report,
+    }
+
+
+# -- fine-tuning on one player (SFT) -----------------------------------------------------------
+
+
+class SftConfig(DataConfig):
+    """Fine-tuning the population model in ``checkpoint`` on one player's rows (``player``:
+    an id, or ``auto`` for the player with the most rows). The data keys are those of
+    :class:`DataConfig`; ``ranges`` is ignored (the checkpoint's source is used)."""
+
+    checkpoint: Path
+    out: Path
+    ranges: str = "uniform"
+    player: str = "auto"
+    val_fraction: float = Field(0.15, gt=0.0, lt=0.5)
+    test_fraction: float = Field(0.25, gt=0.0, lt=0.5)
+    epochs: int = Field(20, ge=1, le=10_000)
+    batch_size: int = Field(256, ge=2, le=1 << 20)
+    learning_rate: float = Field(3e-4, gt=0.0, le=1.0)
+    weight_decay: float = Field(1e-4, ge=0.0, le=1.0)
+    patience: int = Field(3, ge=1)
+    seed: int = Field(0, ge=0)
+    device: str = "cpu"
+    threads: int | None = Field(None, ge=1, le=1024)
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str) -> str:
+        return _check_device_name(value)
+
+
+def finetune_player(config: SftConfig) -> dict[str, Any]:
+    """Fit the population model to one player's rows and compare both on held-out hands of
+    that player (see the module docstring). Writes ``<out>/player.pt`` (a population-model
+    checkpoint) and returns the figures."""
+    _check_device(config.device)
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    device = torch.device(config.device)
+    population, payload = load_population_net(config.checkpoint, config.device)
+    spec = str(payload["range_source"])
+    data = DataConfig.model_validate(
+        {**{k: getattr(config, k) for k in DataConfig.model_fields}, "ranges": spec}
+    )
+    dataset, info = build_dataset(data, seed=config.seed, only_player=config.player)
+    counts = np.bincount(dataset.player, minlength=len(dataset.player_ids))
+    if config.player == "auto":
+        player = int(np.argmax(counts))
+    elif config.player in dataset.player_ids:
+        player = dataset.player_ids.index(config.player)
+    else:
+        raise PopulationTrainingError(f"no player {config.player!r} in the data")
+    mine = dataset.subset(np.flatnonzero(dataset.player == player))
+    hands = int(np.unique(mine.hand_key).size)
+    if hands < 10:
+        raise PopulationTrainingError(
+            f"player {dataset.player_ids[player]} has only {hands} hands: too few to fine-tune"
+        )
+    train_rows, val_rows, test_rows = split_hands(
+        mine.hand_key, (config.val_fraction, config.test_fraction), config.seed
+    )
+    train_data, val_data, test_data = (mine.subset(r) for r in (train_rows, val_rows, test_rows))
+    model = build_population_net(dict(payload["hyperparameters"]))
+    model.load_state_dict(population.state_dict())
+    model.to(device)
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad],
+        lr=config.learning_rate,
+        weight_decay=config.weight_decay,
+    )
+    train = FeatureTensors.of(train_data.features, device)
+    target = torch.as_tensor(train_data.target, dtype=torch.long, device=device)
+    torch.manual_seed(config.seed)
+    batch = min(config.batch_size, max(2, train_data.size))
+    best = score(predict(model, val_data, config.device), val_data)["nll"]
+    best_state = {k: v.clone() for k, v in model.state_dict().items()}
+    best_epoch, stale = 0, 0
+    history = []
+    for epoch in range(config.epochs):
+        model.train()
+        order = _epoch_order(config.seed, epoch, len(train)).to(device)
+        for start in range(0, len(train) - batch + 1, batch):
+            rows = order[start : start + batch]
+            loss = masked_nll(model(train.rows(rows)), target[rows])
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()  # type: ignore[no-untyped-call]
+            optimizer.step()
+        nll = score(predict(model, val_data, config.device), val_data)["nll"]
+        history.append({"epoch": epoch + 1, "val_nll": nll})
+        if nll < best:
+            best, best_epoch, stale = nll, epoch + 1, 0
+            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+        else:
+            stale += 1
+            if stale >= config.patience:
+                break
+    model.load_state_dict(best_state)
+    model.eval()
+    own = _own_style_scores(test_data)
+    result = {
+        "player": dataset.player_ids[player],
+        "player_rows": mine.size,
+        "player_hands": hands,
+        "player_rows_imputed": int(mine.imputed.sum()),
+        "train_rows": train_data.size,
+        "val_rows": val_data.size,
+        "test_rows": test_data.size,
+        "rows_built": int(dataset.size),
+        "best_epoch": best_epoch,
+        "history": history,
+        "population": _figures(population, test_data, config.device),
+        "finetuned": _figures(model, test_data, config.device),
+        "baselines": {
+            kind: score(Baselines.fit(train_data).predict(test_data, kind), test_data)
+            for kind in ("majority", "context")
+        },
+        "own_style": own,
+        "data": info,
+    }
+    out = Path(config.out)
+    export_population_model(
+        out / "player.pt",
+        model,
+        range_source=spec,
+        size_fractions=[float(x) for x in payload["size_fractions"]],
+        config=dict(payload["config"]),
+        extra={
+            "data_fingerprint": payload.get("data_fingerprint", ""),
+            "sft": {
+                "player": dataset.player_ids[player],
+                "rows": mine.size,
+                "best_epoch": best_epoch,
+                "base_checkpoint": str(config.checkpoint),
+            },
+        },
+    )
+    result["checkpoint"] = str(out / "player.pt")
+    return result
+
+
+def _figures(model: PopulationNet, dataset: ActionDataset, device: str) -> dict[str, Any]:
+    """:func:`score` of a model, plus the KL from the player's own style's policy where it
+    is known (synthetic pools)."""
+    probabilities = predict(model, dataset, device)
+    figures = score(probabilities, dataset)
+    style = dataset.style_policy.astype(np.float64)
+    if dataset.size and not np.isnan(style).any():
+        figures["kl_own_style"] = float(_kl(style, probabilities).mean())
+    return figures
+
+
+def _own_style_scores(dataset: ActionDataset) -> dict[str, Any] | None:
+    """NLL and accuracy of the player's own style (the floor of any imitation), if known."""
+    style = dataset.style_policy.astype(np.float64)
+    if not dataset.size or np.isnan(style).any():
+        return None
+    return score(style, dataset)
