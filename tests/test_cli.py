@@ -104,7 +104,7 @@ def test_help_lists_the_commands() -> None:
     """The top-level help shows every sub-command."""
     code, out = run("--help")
     assert code == 0
-    for command in ("equity", "hand", "demo"):
+    for command in ("equity", "hand", "demo", "tour"):
         assert command in out
 
 

@@ -16,6 +16,7 @@ from poolshark.cli import (
     population,
     solve,
     stats,
+    tour,
 )
 from poolshark.cli import eval as eval_cli
 
@@ -30,6 +31,7 @@ app.add_typer(equity.app, name="equity")
 app.add_typer(solve.app, name="solve")
 app.command("hand")(cards.hand)
 app.command("demo")(demo.demo)
+app.command("tour")(tour.tour)
 app.command("ingest")(ingest.ingest_command)
 app.add_typer(data.app, name="data")
 app.add_typer(pool.app, name="pool")

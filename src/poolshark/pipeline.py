@@ -1,0 +1,338 @@
+"""The whole pipeline on one synthetic pool, end to end: what ``make demo`` runs.
+
+simulate a pool's hands as a site would write them → ingest the text into decision rows →
+fit population action models on those rows (and a held-out one on different hands) →
+train exploiters with PPO: one against the fitted model, a safe (KL-regularized) one, and
+the ceiling one against the pool's true styles → evaluate each three ways (against the
+model it trained on, against the true pool, against the held-out model) next to baselines
+→ write an HTML report.
+
+Every stage writes its outputs under the run folder and a ``<stage>.json`` with its
+figures last; a stage whose file exists is skipped, so a killed run started again resumes
+at the first unfinished stage. Sizes come from :class:`PipelineConfig` (TOML keys of the
+same names); the defaults fit about 15 minutes on a 2-core CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
+"""The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
+
+
+class PipelineError(ValueError):
+    """A run that cannot start as asked (bad config, an unknown pool); the message says why."""
+
+
+class PipelineConfig(BaseModel):
+    """Sizes and seeds of an end-to-end run. ``hands`` are simulated, written as PokerStars
+    text and ingested; the held-out population model is fitted on ``heldout_hands`` other
+    hands of the same pool (another seed). ``imputer`` draws the hole cards the rows do not
+    show for the population models: ``uniform`` (the honest default: nothing but the deal),
+    ``exact`` (the pool's exact posterior: what a perfect range oracle would give; it reads
+    the true styles) or any range-source spec (``oracle:PATH``). ``workers`` ingest in
+    parallel; ``threads`` is torch's thread count: keep 1 on a shared or small CPU, where a
+    second torch thread contending for a busy core made a training step 45x slower (354 vs
+    7.6 ms here)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pool: str = "micro-zoom"
+    seed: int = 0
+    hands: int = Field(40_000, ge=1_000)
+    heldout_hands: int = Field(20_000, ge=1_000)
+    population_epochs: int = Field(4, ge=1)
+    imputer: str = "uniform"
+    exploiter_iterations: int = Field(30, ge=1)
+    exploiter_tables: int = Field(1024, ge=8)
+    safe_kl_coef: float = Field(0.05, ge=0.0)
+    eval_hands: int = Field(30_000, ge=600)
+    workers: int = Field(2, ge=1)
+    threads: int = Field(1, ge=1)
+    device: str = "cpu"
+
+    @classmethod
+    def load(cls, path: str | Path) -> PipelineConfig:
+        """Read a TOML config file (unknown keys are an error)."""
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise PipelineError(f"cannot read pipeline config {path}: {error}") from None
+        return cls.model_validate(data)
+
+
+@dataclass
+class Run:
+    """One run folder: the config, where each stage writes, and the figures so far."""
+
+    out: Path
+    config: PipelineConfig
+    log: Callable[[str], None] = print
+    figures: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def path(self, *parts: str) -> Path:
+        """A path inside the run folder."""
+        return self.out.joinpath(*parts)
+
+    def done(self, stage: str) -> dict[str, Any] | None:
+        """The figures of a finished stage, or None if it has not finished."""
+        marker = self.path(f"{stage}.json")
+        if not marker.exists():
+            return None
+        figures: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
+        return figures
+
+    def finish(self, stage: str, figures: dict[str, Any]) -> None:
+        """Record a stage's figures atomically: the stage counts as done from now on."""
+        marker = self.path(f"{stage}.json")
+        temporary = marker.with_name(f".{marker.name}.tmp")
+        temporary.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        os.replace(temporary, marker)
+        self.figures[stage] = figures
+
+
+def start_run(out: str | Path, config: PipelineConfig) -> Run:
+    """Open (or reopen) a run folder; a folder holding another config is refused."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = folder / "config.json"
+    wanted = config.model_dump(mode="json")
+    if saved.exists():
+        before = json.loads(saved.read_text(encoding="utf-8"))
+        if before != wanted:
+            changed = sorted(k for k in wanted if before.get(k) != wanted[k])
+            raise PipelineError(
+                f"{folder} holds a run with another config (differs in {', '.join(changed)}):"
+                " pick another --out or delete it"
+            )
+    else:
+        saved.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+    return Run(folder, config)
+
+
+def run_pipeline(run: Run, stages: dict[str, Callable[[Run], dict[str, Any]]]) -> dict[str, Any]:
+    """Run each stage in order unless it already finished; return every stage's figures."""
+    for name in STAGES:
+        before = run.done(name)
+        if before is not None:
+            run.log(f"{name}: done earlier, skipped")
+            run.figures[name] = before
+            continue
+        run.log(f"{name}: running")
+        started = time.perf_counter()
+        figures = stages[name](run)
+        figures["seconds"] = round(time.perf_counter() - started, 1)
+        run.finish(name, figures)
+        run.log(f"{name}: finished in {figures['seconds']:.0f} s")
+    return run.figures
+
+
+# -- stages ---------------------------------------------------------------------------------
+
+
+def simulate_stage(run: Run) -> dict[str, Any]:
+    """The pool's hands as PokerStars text with the ground truth beside them, and other
+    hands of the same pool (another seed) for the held-out model."""
+    from poolshark.pool.pools import load_pool
+    from poolshark.pool.simulate import write_simulation
+
+    config = run.config
+    pool = load_pool(config.pool)
+    main = write_simulation(pool, config.hands, run.path("histories"), seed=config.seed)
+    heldout = write_simulation(
+        pool, config.heldout_hands, run.path("heldout-histories"), seed=config.seed + 1_000_003
+    )
+    return {
+        "pool": pool.name,
+        "hands": main.hands,
+        "heldout_hands": heldout.hands,
+        "hands_per_s": round(main.hands_per_s, 1),
+        "files": main.files,
+    }
+
+
+def ingest_stage(run: Run) -> dict[str, Any]:
+    """Both sets of hand histories into decision rows, with their ingestion summaries."""
+    from poolshark.histories.ingest import ingest
+
+    figures: dict[str, Any] = {}
+    for name, source in (("main", "histories"), ("heldout", "heldout-histories")):
+        summary = ingest(
+            [run.path(source, "pokerstars")],
+            run.path(f"rows-{name}"),
+            workers=run.config.workers,
+        )
+        figures[name] = summary.to_dict()
+        run.log(
+            f"  {name}: {summary.seen:,} hands seen, {summary.parsed:,} parsed,"
+            f" {sum(summary.rejected.values()):,} rejected, {summary.rows:,} rows"
+        )
+    return figures
+
+
+def population_stage(run: Run) -> dict[str, Any]:
+    """Population action models fitted on the ingested rows: the one the exploiters train
+    against, and a held-out one fitted on the other hands."""
+    from poolshark.train.action import PopulationTrainConfig, train_population
+
+    config = run.config
+    figures: dict[str, Any] = {}
+    for name in ("main", "heldout"):
+        trained = train_population(
+            PopulationTrainConfig(
+                rows=run.path(f"rows-{name}"),
+                ranges=POPULATION_RANGES,
+                imputer=f"exact:{config.pool}" if config.imputer == "exact" else config.imputer,
+                out=run.path(f"population-{name}"),
+                epochs=config.population_epochs,
+                seed=config.seed,
+                threads=config.threads,
+                device=config.device,
+            )
+        )
+        figures[name] = {
+            "checkpoint": trained.best_checkpoint,
+            "train_rows": trained.train_rows,
+            "val_rows": trained.val_rows,
+            "validation": trained.validation,
+            "history": trained.history,
+        }
+        run.log(f"  {name}: {trained.train_rows:,} training rows, {trained.seconds:.0f} s")
+    return figures
+
+
+POPULATION_RANGES = "none"
+"""The population models' view of opponents' ranges: none. On synthetic pools the styles
+never look at ranges, so the view adds nothing there, and a model without it plays about
+four times faster as a frozen opponent (``docs/population.md``)."""
+
+
+EXPLOITERS = ("model", "safe", "ceiling")
+"""The exploiter variants every run trains and evaluates."""
+
+
+def exploiters_stage(run: Run) -> dict[str, Any]:
+    """Three PPO exploiters: against the fitted model, the same with a KL penalty toward the
+    model's own policy (safe), and against the pool's true styles (the ceiling)."""
+    from poolshark.train.ppo import ExploitConfig, train_exploiter
+
+    config = run.config
+    model = run.figures["population"]["main"]["checkpoint"]
+    variants = {
+        "model": {"against": [model]},
+        "safe": {"against": [model], "kl_coef": config.safe_kl_coef, "reference": model},
+        "ceiling": {"against": [f"pool:{config.pool}"]},
+    }
+    figures: dict[str, Any] = {}
+    for name in EXPLOITERS:
+        keys = variants[name]
+        exploit = ExploitConfig.model_validate(
+            {
+                **keys,
+                "preset": "small-cpu",
+                "iterations": config.exploiter_iterations,
+                "tables": config.exploiter_tables,
+                "seed": config.seed,
+                "threads": config.threads,
+                "device": config.device,
+            }
+        )
+        out = run.path(f"exploiter-{name}")
+        resume = (out / "last.pt").exists()
+        result = train_exploiter(exploit, out, resume=resume)
+        figures[name] = {"checkpoint": result.checkpoint, "history": result.history}
+        run.log(f"  {name}: {result.iterations} iterations, {result.seconds:.0f} s")
+    return figures
+
+
+def evaluate_stage(run: Run) -> dict[str, Any]:
+    """Each exploiter three ways (its training model, the true pool, the held-out model) and
+    the baselines against the true pool; bb/100 with 95% intervals, all-in EV adjusted."""
+    import torch
+
+    from poolshark.evaluate.loading import load_agent
+    from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
+
+    config = run.config
+    torch.set_num_threads(config.threads)
+    fields = {
+        "model": run.figures["population"]["main"]["checkpoint"],
+        "true pool": f"pool:{config.pool}",
+        "held-out model": run.figures["population"]["heldout"]["checkpoint"],
+    }
+    match = MatchConfig(hands=config.eval_hands, seed=config.seed + 7)
+    lineup = default_lineup(2, match.seats, against=True)
+
+    def play(agent: str, field: str) -> dict[str, Any]:
+        result = play_match([load_agent(agent), load_agent(field)], lineup, match)
+        player = result.agents[0]
+        estimate = player.ev_adjusted or player.actual
+        return {
+            "bb_per_100": estimate.bb_per_100,
+            "half_width": estimate.half_width,
+            "actual": player.actual.as_dict(),
+            "vpip": player.vpip,
+            "pfr": player.pfr,
+            "hands": player.hands,
+        }
+
+    figures: dict[str, Any] = {"exploiters": {}, "baselines": {}}
+    for name in EXPLOITERS:
+        checkpoint = run.figures["exploiters"][name]["checkpoint"]
+        figures["exploiters"][name] = {
+            against: play(checkpoint, field) for against, field in fields.items()
+        }
+        run.log(f"  exploiter {name}: evaluated")
+    for name, spec in BASELINES.items():
+        agent = fields["model"] if spec == "model" else spec
+        figures["baselines"][name] = play(agent, fields["true pool"])
+    plain = figures["exploiters"]["model"]
+    ceiling = figures["exploiters"]["ceiling"]["true pool"]["bb_per_100"]
+    figures["over_exploitation_gap"] = (
+        plain["model"]["bb_per_100"] - plain["true pool"]["bb_per_100"]
+    )
+    figures["share_of_ceiling"] = (
+        plain["true pool"]["bb_per_100"] / ceiling if ceiling > 0 else None
+    )
+    return figures
+
+
+BASELINES = {
+    "population model": "model",
+    "calling station": "station",
+    "tight-aggressive bot": "tag",
+}
+"""Baseline agents evaluated against the true pool in every report."""
+
+
+def report_stage(run: Run) -> dict[str, Any]:
+    """The HTML report of the whole run."""
+    import torch
+
+    from poolshark.report.run_report import build_report
+
+    torch.set_num_threads(run.config.threads)
+    path = build_report(run.figures, run.path("report.html"), run.config.model_dump())
+    return {"path": str(path)}
+
+
+def default_stages() -> dict[str, Callable[[Run], dict[str, Any]]]:
+    """The stage functions by name (tests may swap some for smaller ones)."""
+    return {
+        "simulate": simulate_stage,
+        "ingest": ingest_stage,
+        "population": population_stage,
+        "exploiters": exploiters_stage,
+        "evaluate": evaluate_stage,
+        "report": report_stage,
+    }

@@ -1,0 +1,216 @@
+"""The HTML report of an end-to-end run (:mod:`poolshark.pipeline`): what was simulated and
+ingested, how well the population models fit, how the exploiters trained, and how they
+score three ways next to the baselines, with the over-exploitation gap and range charts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from poolshark.report.html import HtmlReport
+from poolshark.report.plots import WinRate, training_curves, win_rates
+from poolshark.report.range_chart import draw_chart
+from poolshark.report.spots import Spot, action_shares, spot_decisions
+
+EXPLOITERS = {
+    "model": "exploiter (trained on the model)",
+    "safe": "safe exploiter (KL to the model)",
+    "ceiling": "ceiling (trained on the true styles)",
+}
+FIELDS = ("model", "true pool", "held-out model")
+CHART_SPOT = Spot("BTN", opener="CO")
+
+
+def _signed(value: float, half: float | None = None) -> str:
+    """``+12.3`` or ``+12.3 ± 4.5``."""
+    text = f"{value:+.1f}"
+    return f"{text} ± {half:.1f}" if half is not None else text
+
+
+def _tone(value: float, half: float) -> str:
+    """Green when the 95% interval is above zero, red when below."""
+    if value - half > 0:
+        return "good"
+    if value + half < 0:
+        return "bad"
+    return ""
+
+
+def _leaves(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, float]]:
+    """Numeric leaves of a nested mapping as ("a / b", value), two levels deep."""
+    out: list[tuple[str, float]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            out.append((name, float(value)))
+        elif isinstance(value, Mapping) and not prefix:
+            out.extend(_leaves(value, f"{name} / "))
+    return out
+
+
+def _threebet_change(history: list[dict[str, float]]) -> tuple[float, float]:
+    """The exploiter's 3-bet rate (facing an open) over its first and last iterations."""
+    rates = [row["threebet_rate"] for row in history if "threebet_rate" in row]
+    if not rates:
+        return float("nan"), float("nan")
+    window = max(1, len(rates) // 5)
+    return sum(rates[:window]) / window, sum(rates[-window:]) / window
+
+
+def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any]) -> Path:
+    """Write ``out`` (an ``.html`` file) from the figures of every pipeline stage."""
+    from poolshark.evaluate.loading import load_agent
+
+    evaluation = figures["evaluate"]
+    exploiters = evaluation["exploiters"]
+    plain = exploiters["model"]["true pool"]
+    ceiling = exploiters["ceiling"]["true pool"]
+    before, after = _threebet_change(figures["exploiters"]["model"]["history"])
+    share = evaluation.get("share_of_ceiling")
+
+    report = HtmlReport(
+        "poolshark run report",
+        subtitle=f"pool {config['pool']}, seed {config['seed']}",
+    )
+    report.metrics(
+        [
+            (
+                "exploiter vs the true pool, bb/100",
+                _signed(plain["bb_per_100"], plain["half_width"]),
+                _tone(plain["bb_per_100"], plain["half_width"]),
+            ),
+            (
+                "ceiling vs the true pool, bb/100",
+                _signed(ceiling["bb_per_100"], ceiling["half_width"]),
+                _tone(ceiling["bb_per_100"], ceiling["half_width"]),
+            ),
+            ("share of the ceiling", "n/a" if share is None else f"{share:.0%}", ""),
+            (
+                "over-exploitation gap, bb/100",
+                _signed(evaluation["over_exploitation_gap"]),
+                "",
+            ),
+            ("exploiter 3-bet rate, first → last", f"{before:.0%} → {after:.0%}", ""),
+        ]
+    )
+
+    report.section("Hands in, rows out")
+    simulate, ingest = figures["simulate"], figures["ingest"]
+    report.paragraph(
+        f"{simulate['hands']:,} hands of pool {simulate['pool']} were simulated and written as "
+        f"PokerStars text ({simulate['hands_per_s']:,.0f} hands/s), plus "
+        f"{simulate['heldout_hands']:,} other hands for the held-out model; both sets were "
+        "ingested like any site's files."
+    )
+    report.table(
+        ["hand set", "seen", "parsed", "rejected", "duplicates", "rows", "hands/s"],
+        [
+            [
+                name,
+                s["seen"],
+                s["parsed"],
+                sum(s["rejected"].values()),
+                s["duplicates"],
+                s["rows"],
+                s["hands_per_s"],
+            ]
+            for name, s in ingest.items()
+            if isinstance(s, Mapping)
+        ],
+    )
+
+    report.section("Population models")
+    population = figures["population"]
+    report.paragraph(
+        "Action models of the pool's average player, fitted on the ingested rows (hole cards "
+        "known only from showdowns). The held-out model is fitted on different hands."
+    )
+    names = ["main", "heldout"]
+    leaves = [dict(_leaves(population[n].get("validation") or {})) for n in names]
+    keys = [k for k in leaves[0] if all(k in other for other in leaves)]
+    report.table(
+        ["validation figure", "model", "held-out model"],
+        [[key, leaves[0][key], leaves[1][key]] for key in keys],
+    )
+    curves = population["main"].get("history") or []
+    numeric = sorted({k for row in curves for k, v in row.items() if isinstance(v, int | float)})
+    x = "epoch" if "epoch" in numeric else "step" if "step" in numeric else None
+    losses = [k for k in numeric if "loss" in k or "nll" in k]
+    if x is not None and losses:
+        report.figures(
+            [(training_curves(curves, x, [("population model", losses[:4])]), "training loss")]
+        )
+
+    report.section("Exploiter training")
+    panels = [
+        ("win rate in training, bb/100", ["bb_per_100"]),
+        ("3-bet rate facing an open", ["threebet_rate"]),
+        ("policy entropy", ["entropy"]),
+    ]
+    report.figures(
+        [
+            (training_curves(figures["exploiters"][key]["history"], "iteration", panels), label)
+            for key, label in EXPLOITERS.items()
+        ]
+    )
+
+    report.section("Win rates, three ways")
+    report.paragraph(
+        "Every exploiter plays against the population model it trained on, against the "
+        "true pool it was meant to beat, and against a population model fitted on other "
+        "hands; the baselines play the true pool. bb/100 with 95% intervals, all-in EV "
+        "adjusted. The over-exploitation gap is the first figure minus the second."
+    )
+    rates = [
+        WinRate(f"{EXPLOITERS[key]} vs {field}", r["bb_per_100"], r["half_width"], field)
+        for key in EXPLOITERS
+        for field in FIELDS
+        for r in [exploiters[key][field]]
+    ]
+    rates += [
+        WinRate(f"{name} vs true pool", r["bb_per_100"], r["half_width"], "baseline")
+        for name, r in evaluation["baselines"].items()
+    ]
+    report.figures([(win_rates(rates), "bb/100 with 95% intervals")])
+    report.table(
+        ["agent", *FIELDS, "gap (model - true)"],
+        [
+            [
+                EXPLOITERS[key],
+                *(
+                    _signed(exploiters[key][f]["bb_per_100"], exploiters[key][f]["half_width"])
+                    for f in FIELDS
+                ),
+                _signed(
+                    exploiters[key]["model"]["bb_per_100"]
+                    - exploiters[key]["true pool"]["bb_per_100"]
+                ),
+            ]
+            for key in EXPLOITERS
+        ],
+    )
+
+    report.section(f"Ranges: {CHART_SPOT.title}")
+    report.paragraph(
+        "Share of each hand class raised (3-bet) on the button facing a cutoff open to "
+        "2.5 bb: the true pool's average player, the population model, and the exploiter."
+    )
+    decisions = spot_decisions(CHART_SPOT)
+    agents = {
+        "true pool": f"pool:{config['pool']}",
+        "population model": population["main"]["checkpoint"],
+        "exploiter": figures["exploiters"]["model"]["checkpoint"],
+    }
+    charts = []
+    for label, spec in agents.items():
+        raised = action_shares(load_agent(spec), decisions)[:, 2]
+        charts.append((draw_chart(raised, title=label, size=4.6), f"{label}: 3-bet share"))
+    report.figures(charts)
+
+    report.section("How to reproduce")
+    report.code("make demo   # or: poolshark demo --out DIR [--config FILE.toml]")
+    return report.write(out)

@@ -1,0 +1,102 @@
+"""The end-to-end pipeline's mechanics: stages in order, resume after a kill, config checks.
+
+The full run is what ``make demo`` does; here the heavy stages are swapped for small
+recorders, and one real run at toy sizes is marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from poolshark.pipeline import (
+    STAGES,
+    PipelineConfig,
+    PipelineError,
+    Run,
+    default_stages,
+    run_pipeline,
+    start_run,
+)
+
+
+class KilledError(Exception):
+    """Stands in for a run killed in the middle of a stage."""
+
+
+def _recording(calls: list[str], fail_at: str | None = None) -> dict[str, Any]:
+    def make(name: str) -> Any:
+        def stage(run: Run) -> dict[str, Any]:
+            calls.append(name)
+            if name == fail_at:
+                raise KilledError(name)
+            return {"stage": name, "seen_before": sorted(run.figures)}
+
+        return stage
+
+    return {name: make(name) for name in STAGES}
+
+
+def test_stages_run_in_order_and_resume_after_a_kill(tmp_path: Path) -> None:
+    calls: list[str] = []
+    run = start_run(tmp_path, PipelineConfig())
+    run.log = lambda line: None
+    with pytest.raises(KilledError):
+        run_pipeline(run, _recording(calls, fail_at="exploiters"))
+    assert calls == ["simulate", "ingest", "population", "exploiters"]
+    assert not (tmp_path / "exploiters.json").exists()
+
+    calls.clear()
+    again = start_run(tmp_path, PipelineConfig())
+    again.log = lambda line: None
+    figures = run_pipeline(again, _recording(calls))
+    assert calls == ["exploiters", "evaluate", "report"]
+    assert list(figures) == list(STAGES)
+    assert figures["report"]["seen_before"] == sorted(STAGES[:-1])
+    saved = json.loads((tmp_path / "evaluate.json").read_text())
+    assert saved["stage"] == "evaluate"
+    assert saved["seconds"] >= 0
+
+
+def test_a_folder_with_another_config_is_refused(tmp_path: Path) -> None:
+    start_run(tmp_path, PipelineConfig())
+    with pytest.raises(PipelineError, match="differs in hands"):
+        start_run(tmp_path, PipelineConfig(hands=2_000))
+
+
+def test_config_files_are_validated(tmp_path: Path) -> None:
+    good = tmp_path / "good.toml"
+    good.write_text('pool = "soft"\nhands = 5000\n')
+    assert PipelineConfig.load(good).pool == "soft"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("hands = 5000\nbogus = 1\n")
+    with pytest.raises(ValueError, match="bogus"):
+        PipelineConfig.load(bad)
+    with pytest.raises(PipelineError, match="cannot read"):
+        PipelineConfig.load(tmp_path / "missing.toml")
+
+
+def test_every_stage_has_a_function() -> None:
+    assert list(default_stages()) == list(STAGES)
+
+
+@pytest.mark.slow
+def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
+    config = PipelineConfig(
+        hands=2_000,
+        heldout_hands=1_000,
+        population_epochs=1,
+        exploiter_iterations=2,
+        exploiter_tables=64,
+        eval_hands=600,
+    )
+    run = start_run(tmp_path, config)
+    run.log = lambda line: None
+    figures = run_pipeline(run, default_stages())
+    report = Path(figures["report"]["path"])
+    text = report.read_text(encoding="utf-8")
+    assert "over-exploitation gap" in text
+    assert text.count("<svg") >= 6
