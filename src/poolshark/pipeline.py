@@ -38,9 +38,11 @@ class PipelineConfig(BaseModel):
     """Sizes and seeds of an end-to-end run. ``hands`` are simulated, written as PokerStars
     text and ingested; the held-out population model is fitted on ``heldout_hands`` other
     hands of the same pool (another seed). ``imputer`` draws the hole cards the rows do not
-    show for the population models: ``uniform`` (the honest default: nothing but the deal),
-    ``exact`` (the pool's exact posterior: what a perfect range oracle would give; it reads
-    the true styles) or any range-source spec (``oracle:PATH``). ``workers`` ingest in
+    show for the population models: ``exact`` (the default: the pool's exact posterior, what
+    a perfect range oracle would give; it reads the true styles, so it stands in for the
+    oracle until the pipeline trains one), ``uniform`` (nothing but the deal: the models
+    then misjudge folded hands and the exploiters over-exploit) or any range-source spec
+    (``oracle:PATH``). ``workers`` ingest in
     parallel; ``threads`` is torch's thread count: keep 1 on a shared or small CPU, where a
     second torch thread contending for a busy core made a training step 45x slower (354 vs
     7.6 ms here)."""
@@ -52,7 +54,7 @@ class PipelineConfig(BaseModel):
     hands: int = Field(40_000, ge=1_000)
     heldout_hands: int = Field(20_000, ge=1_000)
     population_epochs: int = Field(4, ge=1)
-    imputer: str = "uniform"
+    imputer: str = "exact"
     exploiter_iterations: int = Field(30, ge=1)
     exploiter_tables: int = Field(1024, ge=8)
     safe_kl_coef: float = Field(0.05, ge=0.0)

@@ -125,9 +125,16 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
 
     report.section("Population models")
     population = figures["population"]
+    imputer = config.get("imputer", "exact")
+    source = (
+        "the pool's exact posterior (a perfect range oracle: it reads the true styles)"
+        if imputer == "exact"
+        else f"range source {imputer!r}"
+    )
     report.paragraph(
-        "Action models of the pool's average player, fitted on the ingested rows (hole cards "
-        "known only from showdowns). The held-out model is fitted on different hands."
+        "Action models of the pool's average player, fitted on the ingested rows: hole "
+        f"cards are known only from showdowns, the others are drawn from {source}. The "
+        "held-out model is fitted on different hands."
     )
     names = ["main", "heldout"]
     leaves = [dict(_leaves(population[n].get("validation") or {})) for n in names]
