@@ -56,7 +56,7 @@ def figure_svg(figure: Figure) -> str:
 
 
 def _cell(value: Cell) -> str:
-    """A table cell's text: thousands separators for ints, 4 significant digits for floats."""
+    """A table cell's text: thousands separators, floats under 1,000 to 4 significant digits."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -64,7 +64,7 @@ def _cell(value: Cell) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        return f"{value:,.4g}" if abs(value) < 1e5 else f"{value:,.0f}"
+        return f"{value:,.4g}" if abs(value) < 1e3 else f"{value:,.0f}"
     return str(value)
 
 
