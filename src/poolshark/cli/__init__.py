@@ -12,6 +12,7 @@ from poolshark.cli import (
     exploit,
     ingest,
     models,
+    oracle,
     pool,
     population,
     solve,
@@ -40,6 +41,7 @@ app.add_typer(models.app, name="equity-net")
 app.command("eval")(eval_cli.eval_command)
 app.add_typer(exploit.app, name="exploit")
 app.add_typer(population.app, name="population")
+app.add_typer(oracle.app, name="oracle")
 
 
 def main() -> None:

@@ -1,0 +1,303 @@
+"""``poolshark oracle``: range-oracle datasets, training and evaluation."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+from rich.table import Table
+
+from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+
+if TYPE_CHECKING:
+    from poolshark.models.oracle_data import OracleData
+    from poolshark.train.oracle import OracleReport
+
+app = typer.Typer(
+    help="The range oracle: examples from pools or decision rows, training, evaluation.",
+    no_args_is_help=True,
+)
+
+PoolOption = Annotated[
+    str | None, typer.Option("--pool", help="Simulate this pool (name or TOML file).")
+]
+HandsOption = Annotated[int | None, typer.Option("--hands", help="Hands to simulate.")]
+RowsOption = Annotated[
+    Path | None, typer.Option("--rows", help="An ingest folder of decision rows.")
+]
+SeedOption = Annotated[int | None, typer.Option("--seed", help="Seed (data or run).")]
+DeviceOption = Annotated[str | None, typer.Option("--device", help="cpu, cuda or cuda:N.")]
+
+
+def _progress_bar(quiet: bool) -> Progress:
+    """A progress bar on stderr (hidden with --json)."""
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=errors,
+        disable=quiet,
+    )
+
+
+def _source_data(
+    pool: str | None,
+    hands: int | None,
+    rows: Path | None,
+    seed: int,
+    *,
+    exact: bool,
+    asker: str,
+    bar: Progress,
+) -> OracleData:
+    """Examples from a simulated pool or an ingest folder (checked by :func:`_check_source`)."""
+    from poolshark.models.oracle_data import from_rows, from_simulation
+
+    if rows is not None:
+        from poolshark.histories.ingest import scan_rows
+
+        return from_rows(scan_rows(rows))
+    from poolshark.pool.pools import load_pool
+    from poolshark.pool.simulate import simulate
+    from poolshark.train.oracle import SIM_TABLES
+
+    assert pool is not None
+    assert hands is not None
+    simulated = simulate(load_pool(pool), hands, seed=seed, tables=SIM_TABLES)
+    task = bar.add_task("examples" + (" + exact posteriors" if exact else ""), total=hands)
+    return from_simulation(
+        simulated,
+        exact=exact,
+        asker="opponent" if asker == "opponent" else "none",
+        seed=seed,
+        progress=lambda done, _total: bar.update(task, completed=done),
+    )
+
+
+def _check_source(pool: str | None, hands: int | None, rows: Path | None, asker: str) -> None:
+    """Refuse a source request that names no source, two, or bad values."""
+    if (pool is None) == (rows is None):
+        raise ValueError("give either --pool NAME --hands N or --rows DIR")
+    if rows is not None and not rows.is_dir():
+        raise ValueError(f"no ingest folder at {str(rows)!r}")
+    if pool is not None and (hands is None or hands < 1):
+        raise ValueError("--pool needs --hands N (at least 1)")
+    if asker not in ("opponent", "none"):
+        raise ValueError(f"--asker takes opponent or none, not {asker!r}")
+
+
+@app.command("data")
+def data(
+    out: Annotated[Path, typer.Option("--out", help="Dataset file to write (.npz).")],
+    pool: PoolOption = None,
+    hands: HandsOption = None,
+    rows: RowsOption = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation.")] = 0,
+    exact: Annotated[
+        bool, typer.Option(help="Attach the exact pool posterior (simulated pools).")
+    ] = True,
+    asker: Annotated[
+        str, typer.Option(help="opponent (a random other seat asks) or none.")
+    ] = "opponent",
+    device: DeviceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Build range-oracle examples and write them to a file (``device`` is accepted for
+    symmetry; building data runs on the CPU)."""
+    del device
+    with user_errors():
+        if out.suffix != ".npz":
+            raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
+        from poolshark.models.oracle_data import save_data
+
+        _check_source(pool, hands, rows, asker)
+        started = time.perf_counter()
+        with _progress_bar(json_output) as bar:
+            dataset = _source_data(
+                pool, hands, rows, seed, exact=exact and rows is None, asker=asker, bar=bar
+            )
+        path = save_data(dataset, out)
+    figures = {
+        "path": str(path),
+        "source": dataset.source,
+        "hands": dataset.hands,
+        "examples": len(dataset),
+        "labelled": int((dataset.example_combo >= 0).sum()),
+        "shown": int(dataset.example_shown.sum()),
+        "exact": dataset.has_exact,
+        "seconds": time.perf_counter() - started,
+        "bytes": path.stat().st_size,
+        "fingerprint": dataset.fingerprint,
+    }
+    if json_output:
+        print_json(figures)
+        return
+    console.print(
+        f"wrote {figures['examples']:,} examples of {figures['hands']:,} hands to {path}"
+        f" ({figures['labelled']:,} labelled, {figures['shown']:,} shown) in"
+        f" {figures['seconds']:.1f} s; fingerprint {dataset.fingerprint[:12]}"
+    )
+
+
+@app.command("train")
+def train(
+    out: Annotated[Path | None, typer.Option(help="Run folder: checkpoints, logs.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="TOML run config; options given here override it.")
+    ] = None,
+    pool: PoolOption = None,
+    hands: HandsOption = None,
+    rows: RowsOption = None,
+    data: Annotated[Path | None, typer.Option(help="A dataset file from 'oracle data'.")] = None,
+    val_data: Annotated[Path | None, typer.Option(help="A validation dataset file.")] = None,
+    val_hands: Annotated[
+        int | None, typer.Option(help="Validation hands to simulate (--pool).")
+    ] = None,
+    mode: Annotated[
+        str | None, typer.Option(help="all (every hand labelled) or shown (showdowns only).")
+    ] = None,
+    epochs: Annotated[int | None, typer.Option(help="Epochs (default 1).")] = None,
+    batch_hands: Annotated[int | None, typer.Option(help="Hands per batch (default 64).")] = None,
+    learning_rate: Annotated[float | None, typer.Option(help="Peak learning rate.")] = None,
+    eval_every: Annotated[
+        int | None, typer.Option(help="Also evaluate every N steps (a learning curve).")
+    ] = None,
+    device: DeviceOption = None,
+    seed: SeedOption = None,
+    data_seed: Annotated[int | None, typer.Option(help="Seed of the simulated hands.")] = None,
+    threads: Annotated[int | None, typer.Option(help="torch CPU threads.")] = None,
+    resume: Annotated[bool, typer.Option(help="Continue the run in --out from last.pt.")] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Train the range oracle and report it on held-out hands."""
+    from poolshark.train.oracle import OracleTrainConfig, check_run, train_oracle
+
+    overrides: dict[str, Any] = {
+        "out": out,
+        "pool": pool,
+        "hands": hands,
+        "rows": rows,
+        "data": data,
+        "val_data": val_data,
+        "val_hands": val_hands,
+        "mode": mode,
+        "epochs": epochs,
+        "batch_hands": batch_hands,
+        "learning_rate": learning_rate,
+        "eval_every": eval_every,
+        "device": device,
+        "seed": seed,
+        "data_seed": data_seed,
+        "threads": threads,
+    }
+    with user_errors():
+        if config is not None:
+            run = OracleTrainConfig.from_toml(config, **overrides)
+        else:
+            run = OracleTrainConfig.model_validate(
+                {k: v for k, v in overrides.items() if v is not None}
+            )
+        check_run(run)
+        with _progress_bar(json_output) as bar:
+            tasks: dict[str, TaskID] = {}
+
+            def on_progress(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = bar.add_task(stage, total=total)
+                bar.update(tasks[stage], completed=done)
+
+            def on_step(step: int, total: int) -> None:
+                on_progress("train", step, total)
+
+            def on_eval(entry: dict[str, float]) -> None:
+                if not json_output:
+                    gap = entry.get("val_gap")
+                    errors.print(
+                        f"step {entry['step']:.0f} ({entry['hands_seen']:,.0f} hands):"
+                        f" val NLL {entry['val_nll']:.4f}"
+                        + (f", gap {gap:.4f}" if gap is not None else "")
+                        + f", uniform {entry['val_uniform_nll']:.4f}"
+                    )
+
+            result = train_oracle(
+                run, resume=resume, on_step=on_step, on_eval=on_eval, progress=on_progress
+            )
+    if json_output:
+        print_json(result.to_json())
+        return
+    console.print(
+        f"{result.parameters:,} parameters, {result.train_hands:,} hands"
+        f" ({result.train_examples:,} examples), {result.epochs_run} epochs,"
+        f" {result.hands_per_s:,.0f} hands/s"
+    )
+    if result.best_val is not None:
+        console.print(_report_table(f"best epoch {result.best_epoch}", result.best_val))
+    console.print(f"checkpoints: {result.best_checkpoint}, {result.last_checkpoint}")
+
+
+@app.command("eval")
+def evaluate(
+    checkpoint: Annotated[Path, typer.Option(help="A checkpoint (best.pt or last.pt).")],
+    data: Annotated[Path | None, typer.Option(help="A dataset file to score it on.")] = None,
+    pool: PoolOption = None,
+    hands: HandsOption = None,
+    rows: RowsOption = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated hands.")] = 1,
+    device: Annotated[str, typer.Option(help="cpu, cuda or cuda:N.")] = "cpu",
+    json_output: JsonFlag = False,
+) -> None:
+    """NLL, probability and rank of the true hands (overall, per street, decision and end
+    questions), next to the uniform deal and the exact posterior where known."""
+    from poolshark.models.oracle_data import load_data
+    from poolshark.train.oracle import evaluate_checkpoint
+
+    with user_errors():
+        if data is not None:
+            if pool is not None or rows is not None:
+                raise ValueError("give one of --data, --pool, --rows")
+            dataset = load_data(data)
+        else:
+            _check_source(pool, hands, rows, "opponent")
+            with _progress_bar(json_output) as bar:
+                dataset = _source_data(
+                    pool, hands, rows, seed, exact=rows is None, asker="opponent", bar=bar
+                )
+        report, info = evaluate_checkpoint(checkpoint, dataset, device=device)
+    if json_output:
+        print_json({**info, "data": dataset.source, **report.to_json()})
+        return
+    console.print(_report_table(f"{dataset.source}; checkpoint of step {info['steps']}", report))
+
+
+def _report_table(title: str, report: OracleReport) -> Table:
+    """NLL, gap, probability and rank by street and overall."""
+    table = Table(title=title, title_justify="left")
+    columns = ("part", "examples", "NLL", "uniform", "exact", "gap", "p(true)", "rank")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "part" else "right")
+
+    def number(value: Any, digits: int = 3) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    parts = [*report.by_street.items(), *report.by_kind.items()]
+    if report.shown is not None:
+        parts.append(("shown", report.shown))
+    parts.append(("all", report.to_json()))
+    for name, figures in parts:
+        if not figures.get("examples"):
+            continue
+        table.add_row(
+            name,
+            f"{figures['examples']:,}",
+            number(figures["nll"]),
+            number(figures["uniform_nll"]),
+            number(figures["exact_nll"]),
+            number(figures["gap"]),
+            f"{100 * figures['probability']:.3f}%",
+            f"{100 * figures['rank']:.1f}%",
+        )
+    return table
