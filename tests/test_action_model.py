@@ -180,7 +180,8 @@ def test_sft_on_one_player(trained, tmp_path) -> None:  # type: ignore[no-untype
 
 def test_equity_embedding_is_frozen_and_postflop_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from poolshark.models.equity_net import SeedEquityNet
-    from poolshark.train.equity import CHECKPOINT_FORMAT, save_atomic
+    from poolshark.train.common import save_atomic
+    from poolshark.train.equity import CHECKPOINT_FORMAT
 
     torch.manual_seed(1)
     equity = SeedEquityNet()

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 import tomllib
 from collections.abc import Callable
@@ -72,13 +71,17 @@ from poolshark.models.action_model import (
     build_population_net,
     masked_nll,
 )
-from poolshark.train.equity import count_parameters, save_atomic
+from poolshark.train.common import (
+    check_device_name,
+    count_parameters,
+    require_device,
+    save_atomic,
+)
 from poolshark.train.tensorboard import ScalarLog
 
 CHECKPOINT_KIND = "population-model"
 CHECKPOINT_FORMAT = "poolshark-population-model-v1"
 EVAL_BATCH = 8192
-_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 _RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 
@@ -88,12 +91,6 @@ Int64s = npt.NDArray[np.int64]
 
 class PopulationTrainingError(ValueError):
     """A run that cannot start, resume or evaluate as asked; the message says why."""
-
-
-def _check_device_name(value: str) -> str:
-    if not _DEVICE.match(value):
-        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {value!r}")
-    return value
 
 
 class DataConfig(BaseModel):
@@ -165,7 +162,7 @@ class PopulationTrainConfig(DataConfig):
     @field_validator("device")
     @classmethod
     def _known_device(cls, value: str) -> str:
-        return _check_device_name(value)
+        return check_device_name(value)
 
     @classmethod
     def from_toml(cls, path: Path, **overrides: Any) -> PopulationTrainConfig:
@@ -483,10 +480,7 @@ def export_population_model(
 
 
 def _check_device(device: str) -> None:
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise PopulationTrainingError(
-            f"device {device!r} asked for, but torch sees no CUDA GPU here"
-        )
+    require_device(device, PopulationTrainingError)
 
 
 def _equity_part(config: PopulationTrainConfig) -> tuple[str | None, dict[str, Any], Any]:
@@ -822,7 +816,7 @@ class SftConfig(DataConfig):
     @field_validator("device")
     @classmethod
     def _known_device(cls, value: str) -> str:
-        return _check_device_name(value)
+        return check_device_name(value)
 
 
 def finetune_player(config: SftConfig) -> dict[str, Any]:

@@ -14,9 +14,6 @@ fingerprint. Scalars go to TensorBoard event files under ``<out>/tensorboard``.
 from __future__ import annotations
 
 import math
-import os
-import re
-import tempfile
 import time
 import tomllib
 from collections.abc import Callable
@@ -36,12 +33,17 @@ from poolshark.models.equity_net import (
     masked_mse,
     possible_combos,
 )
+from poolshark.train.common import (
+    check_device_name,
+    count_parameters,
+    require_device,
+    save_atomic,
+)
 from poolshark.train.tensorboard import ScalarLog
 
 CHECKPOINT_FORMAT = "poolshark-equity-net-v1"
 STREETS = ("flop", "turn", "river")
 EVAL_BATCH = 4096
-_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 _RESUMABLE_CHANGES = ("data", "val_data", "out", "device", "threads", "patience")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 
@@ -86,9 +88,7 @@ class EquityTrainConfig(BaseModel):
     @field_validator("device")
     @classmethod
     def _known_device(cls, value: str) -> str:
-        if not _DEVICE.match(value):
-            raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {value!r}")
-        return value
+        return check_device_name(value)
 
     @model_validator(mode="after")
     def _seed_shape(self) -> EquityTrainConfig:
@@ -243,25 +243,6 @@ def evaluate(model: EquityNet, samples: Samples, batch_size: int = EVAL_BATCH) -
     )
 
 
-def count_parameters(model: torch.nn.Module) -> int:
-    """Number of trainable parameters."""
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)
-
-
-def save_atomic(payload: dict[str, Any], path: Path) -> None:
-    """``torch.save`` to a temp file beside ``path``, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        try:
-            torch.save(payload, tmp)
-        except BaseException:
-            tmp.close()
-            os.unlink(tmp.name)
-            raise
-    os.chmod(tmp.name, 0o644)
-    os.replace(tmp.name, path)
-
-
 def read_checkpoint(path: Path, device: str = "cpu") -> dict[str, Any]:
     """A checkpoint's dict, loaded with ``weights_only=True``; errors name the file."""
     path = Path(path)
@@ -287,8 +268,7 @@ def load_equity_net(path: Path, device: str = "cpu") -> tuple[EquityNet, dict[st
 
 
 def _check_device(device: str) -> None:
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise TrainingError(f"device {device!r} asked for, but torch sees no CUDA GPU here")
+    require_device(device, TrainingError)
 
 
 def _split(

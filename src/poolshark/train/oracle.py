@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import time
 import tomllib
 from collections.abc import Callable
@@ -58,11 +57,15 @@ from poolshark.models.range_oracle import (
     build_oracle,
     read_oracle_checkpoint,
 )
-from poolshark.train.equity import count_parameters, save_atomic
+from poolshark.train.common import (
+    check_device_name,
+    count_parameters,
+    require_device,
+    save_atomic,
+)
 from poolshark.train.tensorboard import ScalarLog
 
 STREETS = ("preflop", "flop", "turn", "river")
-_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 _RESUMABLE_CHANGES = ("out", "device", "threads", "rows", "data", "val_data")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 EVAL_HANDS = 256
@@ -123,9 +126,7 @@ class OracleTrainConfig(BaseModel):
     @field_validator("device")
     @classmethod
     def _known_device(cls, value: str) -> str:
-        if not _DEVICE.match(value):
-            raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {value!r}")
-        return value
+        return check_device_name(value)
 
     @model_validator(mode="after")
     def _one_source(self) -> OracleTrainConfig:
@@ -461,8 +462,7 @@ def _epoch_order(seed: int, epoch: int, n: int) -> npt.NDArray[np.int64]:
 
 
 def _check_device(device: str) -> None:
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise OracleTrainingError(f"device {device!r} asked for, but torch sees no CUDA GPU here")
+    require_device(device, OracleTrainingError)
 
 
 def check_run(config: OracleTrainConfig, *, sources: bool = True) -> None:

@@ -27,9 +27,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
-import re
-import tempfile
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -49,6 +46,13 @@ from poolshark.evaluate.bots import MixtureAgent, StyleAgent
 from poolshark.evaluate.exploiter_agent import CHECKPOINT_FORMAT, CHECKPOINT_KIND
 from poolshark.evaluate.loading import load_agent
 from poolshark.models.actor_critic import ActorCritic, policy_terms, reference_kl
+from poolshark.train.common import (
+    check_device_name,
+    count_parameters,
+    require_device,
+    save_atomic,
+    write_text_atomic,
+)
 from poolshark.train.rollout import (
     Opponent,
     ProbabilitiesOf,
@@ -62,7 +66,6 @@ from poolshark.train.tensorboard import ScalarLog
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
 
-_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 _RESUMABLE_CHANGES = ("iterations", "device", "threads", "checkpoint_every")
 """Config keys a resumed run may change."""
 TIMING_KEYS = ("seconds", "rollout_seconds", "update_seconds", "learner_decisions_per_s")
@@ -141,9 +144,7 @@ class ExploitConfig(BaseModel):
     @field_validator("device")
     @classmethod
     def _known_device(cls, value: str) -> str:
-        if not _DEVICE.match(value):
-            raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {value!r}")
-        return value
+        return check_device_name(value)
 
     @field_validator("pot_fractions")
     @classmethod
@@ -442,31 +443,6 @@ def ppo_update(
 # -- checkpoints --------------------------------------------------------------------------
 
 
-def save_atomic(payload: dict[str, Any], path: Path) -> None:
-    """``torch.save`` to a temp file beside ``path``, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        try:
-            torch.save(payload, tmp)
-        except BaseException:
-            tmp.close()
-            os.unlink(tmp.name)
-            raise
-    os.chmod(tmp.name, 0o644)
-    os.replace(tmp.name, path)
-
-
-def write_text_atomic(text: str, path: Path) -> None:
-    """Write a text file through a temp file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, suffix=".tmp", delete=False, newline=""
-    ) as tmp:
-        tmp.write(text)
-    os.chmod(tmp.name, 0o644)
-    os.replace(tmp.name, path)
-
-
 def history_csv(history: Sequence[dict[str, float]]) -> str:
     """Per-iteration metrics as CSV text (columns: the union of keys, in first-seen order)."""
     columns: list[str] = []
@@ -519,8 +495,7 @@ IterationCallback = Callable[[dict[str, float]], None]
 
 
 def _check_device(device: str) -> None:
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ExploitError(f"device {device!r} asked for, but torch sees no CUDA GPU here")
+    require_device(device, ExploitError)
 
 
 def make_policy(
@@ -656,7 +631,7 @@ def train_exploiter(
         history=history,
         checkpoint=str(last_path),
         metrics_csv=str(csv_path),
-        parameters=sum(p.numel() for p in model.parameters()),
+        parameters=count_parameters(model),
         seconds=seconds_before + time.perf_counter() - started,
         opponents=[o.name for o in seats],
     )

@@ -1,0 +1,61 @@
+"""Pieces every trainer shares: device checks, atomic checkpoint and text writes, sizes.
+
+Checkpoints are written to a temporary file beside their target and renamed over it, so a
+run killed mid-write never leaves a torn checkpoint behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+DEVICE_PATTERN = re.compile(r"^(cpu|cuda(:\d+)?)$")
+"""Device names a config may give."""
+
+
+def check_device_name(value: str) -> str:
+    """A config's device, validated (``cpu``, ``cuda`` or ``cuda:N``)."""
+    if not DEVICE_PATTERN.match(value):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {value!r}")
+    return value
+
+
+def require_device(device: str, error: type[ValueError]) -> None:
+    """Raise ``error`` when a CUDA device is asked for and torch sees none."""
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise error(f"device {device!r} asked for, but torch sees no CUDA GPU here")
+
+
+def save_atomic(payload: dict[str, Any], path: Path) -> None:
+    """``torch.save`` to a temp file beside ``path``, then rename over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
+        try:
+            torch.save(payload, tmp)
+        except BaseException:
+            tmp.close()
+            os.unlink(tmp.name)
+            raise
+    os.chmod(tmp.name, 0o644)
+    os.replace(tmp.name, path)
+
+
+def write_text_atomic(text: str, path: Path) -> None:
+    """Write a text file through a temp file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        "w", dir=path.parent, suffix=".tmp", delete=False, newline=""
+    ) as tmp:
+        tmp.write(text)
+    os.chmod(tmp.name, 0o644)
+    os.replace(tmp.name, path)
+
+
+def count_parameters(model: torch.nn.Module) -> int:
+    """Number of trainable parameters."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
