@@ -43,6 +43,8 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/ingest.py --quick
 	$(BIN)/python benchmarks/evaluate.py --quick
 	$(BIN)/python benchmarks/pool.py --quick
+	$(BIN)/python benchmarks/rollout.py --quick
+	$(BIN)/python benchmarks/oracle.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
