@@ -92,6 +92,8 @@ def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
         exploiter_iterations=2,
         exploiter_tables=64,
         eval_hands=600,
+        rake_percent=5.0,
+        rake_cap_bb=3.0,
     )
     run = start_run(tmp_path, config)
     run.log = lambda line: None
@@ -100,3 +102,7 @@ def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
     text = report.read_text(encoding="utf-8")
     assert "over-exploitation gap" in text
     assert text.count("<svg") >= 6
+    assert "Raked 5% of the pot, at most 3 bb a hand" in text
+    baselines = figures["evaluate"]["baselines"]
+    assert baselines["population model vs itself"]["field"].endswith("best.pt")
+    assert "population model vs true pool" in baselines

@@ -119,6 +119,24 @@ def test_abandoning_folded_hands_keeps_the_learners_results() -> None:
     assert np.sort(fast.rewards).tolist() == np.sort(slow.rewards).tolist()
 
 
+def test_rake_comes_out_of_the_learners_winnings_only() -> None:
+    """The same deal raked and unraked: the learner's actions are the same, no hand pays it
+    more, the pots it wins pay it less, and the cap bounds what any hand can cost."""
+    plain = stations(tables=64, hands=4, all_in_ev="off").collect(
+        uniform_policy, seed=4, iteration=0
+    )
+    raked = stations(
+        tables=64, hands=4, all_in_ev="off", rake_percent=5.0, rake_cap_bb=1.5
+    ).collect(uniform_policy, seed=4, iteration=0)
+    assert np.array_equal(plain.actions, raked.actions)
+    cost = plain.hand_rewards - raked.hand_rewards
+    assert (cost >= 0).all()
+    assert (cost <= 1.5 + 1e-9).all()
+    assert (cost > 0).any()
+    # stacks are equal every hand (no side pots), so a hand it loses outright wins no pot
+    assert (cost[plain.hand_rewards < 0] == 0).all()
+
+
 def test_all_in_rewards_are_paid_by_expectation() -> None:
     """All-in every hand against stations: sampled runouts keep the mean of the dealt
     results but shrink their spread."""

@@ -183,8 +183,9 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     report.paragraph(
         "Every exploiter plays against the population model it trained on, against the "
         "true pool it was meant to beat, and against a population model fitted on other "
-        "hands; the baselines play the true pool. bb/100 with 95% intervals, all-in EV "
-        "adjusted. The over-exploitation gap is the first figure minus the second."
+        "hands; the baselines are named by their field. bb/100 with 95% intervals, all-in EV "
+        "adjusted. The over-exploitation gap is the first figure minus the second. "
+        + _rake_sentence(config)
     )
     rates = [
         WinRate(f"{EXPLOITERS[key]} vs {field}", r["bb_per_100"], r["half_width"], field)
@@ -193,7 +194,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
         for r in [exploiters[key][field]]
     ]
     rates += [
-        WinRate(f"{name} vs true pool", r["bb_per_100"], r["half_width"], "baseline")
+        WinRate(name, r["bb_per_100"], r["half_width"], "baseline")
         for name, r in evaluation["baselines"].items()
     ]
     report.figures([(win_rates(rates), "bb/100 with 95% intervals")])
@@ -230,3 +231,13 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     report.section("How to reproduce")
     report.code("make demo   # or: poolshark demo --out DIR [--config FILE.toml]")
     return report.write(out)
+
+
+def _rake_sentence(config: Mapping[str, Any]) -> str:
+    """How the matches (and the exploiters' training) were raked."""
+    percent = float(config.get("rake_percent") or 0.0)
+    if percent <= 0:
+        return "No rake."
+    cap = config.get("rake_cap_bb")
+    capped = f", at most {cap:g} bb a hand" if cap is not None else ""
+    return f"Raked {percent:g}% of the pot{capped}, in training and in every match."

@@ -104,6 +104,8 @@ class ExploitConfig(BaseModel):
     hands_per_table: int = Field(8, ge=1, le=10_000)
     seats: int = Field(6, ge=2, le=10)
     depth_bb: float = Field(100.0, gt=0.0, le=10_000.0)
+    rake_percent: float = Field(0.0, ge=0.0, le=100.0)
+    rake_cap_bb: float | None = Field(None, ge=0.0)
     all_in_ev: Literal["sampled", "exact", "off"] = "sampled"
     runouts: int = Field(64, ge=1, le=100_000)
     abandon_folded: bool = True
@@ -190,6 +192,8 @@ class ExploitConfig(BaseModel):
             hands_per_table=self.hands_per_table,
             seats=self.seats,
             depth_bb=self.depth_bb,
+            rake_percent=self.rake_percent,
+            rake_cap_bb=self.rake_cap_bb,
             all_in_ev=self.all_in_ev,
             runouts=self.runouts,
             abandon_folded=self.abandon_folded,

@@ -106,6 +106,8 @@ class RolloutSettings:
     small_blind: int = 1
     big_blind: int = 2
     depth_bb: float = 100.0
+    rake_percent: float = 0.0
+    rake_cap_bb: float | None = None
     all_in_ev: str = "sampled"
     runouts: int = 64
     abandon_folded: bool = True
@@ -122,6 +124,11 @@ class RolloutSettings:
             (self.all_in_ev in ALL_IN_EV, f"all_in_ev must be one of {ALL_IN_EV}"),
             (self.runouts >= 1, f"runouts must be at least 1, got {self.runouts}"),
             (self.depth >= 1, f"the stack depth {self.depth_bb} bb is less than one chip"),
+            (0.0 <= self.rake_percent <= 100.0, f"rake must be 0..100%, got {self.rake_percent}"),
+            (
+                self.rake_cap_bb is None or self.rake_cap_bb >= 0,
+                f"the rake cap cannot be negative, got {self.rake_cap_bb}",
+            ),
         )
         for ok, message in checks:
             if not ok:
@@ -133,12 +140,15 @@ class RolloutSettings:
         return round(self.depth_bb * self.big_blind)
 
     def game(self) -> GameConfig:
-        """The engine's game (exact EV settlement only when asked)."""
+        """The engine's game: these blinds and rake (exact EV settlement only when asked)."""
         exact = self.all_in_ev == "exact"
+        cap = None if self.rake_cap_bb is None else round(self.rake_cap_bb * self.big_blind)
         return GameConfig(
             seats=self.seats,
             small_blind=self.small_blind,
             big_blind=self.big_blind,
+            rake_percent=self.rake_percent,
+            rake_cap=cap,
             settlement=Settlement.EXPECTED_VALUE if exact else Settlement.DEAL,
         )
 
