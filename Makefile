@@ -45,6 +45,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/pool.py --quick
 	$(BIN)/python benchmarks/rollout.py --quick
 	$(BIN)/python benchmarks/oracle.py --quick
+	$(BIN)/python benchmarks/train.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

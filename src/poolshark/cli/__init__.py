@@ -18,6 +18,7 @@ from poolshark.cli import (
     solve,
     stats,
     tour,
+    train,
 )
 from poolshark.cli import eval as eval_cli
 
@@ -42,6 +43,7 @@ app.command("eval")(eval_cli.eval_command)
 app.add_typer(exploit.app, name="exploit")
 app.add_typer(population.app, name="population")
 app.add_typer(oracle.app, name="oracle")
+app.add_typer(train.app, name="train")
 
 
 def main() -> None:

@@ -7,31 +7,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
 from rich.table import Table
 
-from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.cli.common import (
+    BatchSizeOption,
+    DeviceOption,
+    JsonFlag,
+    LearningRateOption,
+    PatienceOption,
+    ResumeFlag,
+    RunConfigOption,
+    RunFolderOption,
+    StagedProgress,
+    ThreadsOption,
+    console,
+    errors,
+    load_run_config,
+    print_json,
+    progress_bar,
+    user_errors,
+)
 from poolshark.models.equity_data import generate_dataset, save_dataset
 
 if TYPE_CHECKING:
-    from poolshark.train.equity import EvalReport
+    from poolshark.train.equity import EquityTrainConfig, EvalReport
 
 app = typer.Typer(
     help="The equity network: true-equity datasets, training and evaluation.",
     no_args_is_help=True,
 )
-
-
-def _progress_bar(quiet: bool) -> Progress:
-    """A progress bar on stderr (hidden with --json)."""
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=errors,
-        disable=quiet,
-    )
 
 
 def _street_mix(text: str) -> tuple[float, float, float]:
@@ -64,7 +68,7 @@ def data(
             raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
         mix = _street_mix(street_mix)
         started = time.perf_counter()
-        with _progress_bar(json_output) as bar:
+        with progress_bar(json_output) as bar:
             task = bar.add_task("samples", total=samples)
             dataset = generate_dataset(
                 samples,
@@ -101,31 +105,27 @@ def data(
 @app.command("train")
 def train(
     data: Annotated[Path | None, typer.Option(help="Training dataset (.npz).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Run folder: checkpoints, logs.")] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="TOML run config; options given here override it.")
-    ] = None,
+    out: RunFolderOption = None,
+    config: RunConfigOption = None,
     val_data: Annotated[
         Path | None, typer.Option(help="Separate validation dataset (default: hold out).")
     ] = None,
     arch: Annotated[str | None, typer.Option(help="seed or improved.")] = None,
     epochs: Annotated[int | None, typer.Option(help="Epochs (default 20).")] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Batch size (default 512).")] = None,
-    learning_rate: Annotated[float | None, typer.Option(help="Peak learning rate.")] = None,
-    device: Annotated[str | None, typer.Option(help="cpu, cuda or cuda:N.")] = None,
+    batch_size: BatchSizeOption = None,
+    learning_rate: LearningRateOption = None,
+    device: DeviceOption = None,
     seed: Annotated[int | None, typer.Option(help="Seed for weights and batch order.")] = None,
-    threads: Annotated[int | None, typer.Option(help="torch CPU threads.")] = None,
-    patience: Annotated[
-        int | None, typer.Option(help="Stop after this many epochs without improvement.")
-    ] = None,
+    threads: ThreadsOption = None,
+    patience: PatienceOption = None,
     max_samples: Annotated[
         int | None, typer.Option(help="Use only the first N samples of --data.")
     ] = None,
-    resume: Annotated[bool, typer.Option(help="Continue the run in --out from last.pt.")] = False,
+    resume: ResumeFlag = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Train the equity network (seed or improved) and report its validation MSE."""
-    from poolshark.train.equity import EquityTrainConfig, train_equity
+    from poolshark.train.equity import EquityTrainConfig
 
     overrides: dict[str, Any] = {
         "data": data,
@@ -142,33 +142,26 @@ def train(
         "max_samples": max_samples,
     }
     with user_errors():
-        if config is not None:
-            run = EquityTrainConfig.from_toml(config, **overrides)
-        else:
-            run = EquityTrainConfig.model_validate(
-                {k: v for k, v in overrides.items() if v is not None}
+        run = load_run_config(EquityTrainConfig, config, overrides)
+    run_equity_training(run, resume=resume, json_output=json_output)
+
+
+def run_equity_training(run: EquityTrainConfig, *, resume: bool, json_output: bool) -> None:
+    """Train (or resume) the run with a progress bar and per-epoch lines on stderr; print
+    the result (one JSON object with ``json_output``). Errors exit 2 with one line."""
+    from poolshark.train.equity import train_equity
+
+    def on_epoch(entry: dict[str, float]) -> None:
+        if not json_output:
+            errors.print(
+                f"epoch {entry['epoch']:.0f}: train loss {entry['train_loss']:.6f},"
+                f" val MSE {entry['val_mse']:.6f}"
             )
-        with _progress_bar(json_output) as bar:
-            tasks: list[TaskID] = []  # added on the first step, once the data has loaded
 
-            def on_step(step: int, total: int) -> None:
-                if not tasks:
-                    tasks.append(bar.add_task(f"train {run.arch}", total=total))
-                bar.update(tasks[0], completed=step)
-
-            def on_epoch(entry: dict[str, float]) -> None:
-                if not json_output:
-                    errors.print(
-                        f"epoch {entry['epoch']:.0f}: train loss {entry['train_loss']:.6f},"
-                        f" val MSE {entry['val_mse']:.6f}"
-                    )
-
-            result = train_equity(
-                run,
-                resume=resume,
-                on_step=on_step,
-                on_epoch=on_epoch,
-            )
+    with user_errors(), StagedProgress(json_output) as bar:
+        result = train_equity(
+            run, resume=resume, on_step=bar.stage(f"train {run.arch}"), on_epoch=on_epoch
+        )
     if json_output:
         print_json(result.to_json())
         return

@@ -7,14 +7,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+from rich.progress import Progress
 from rich.table import Table
 
-from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.cli.common import (
+    DeviceOption,
+    JsonFlag,
+    LearningRateOption,
+    ResumeFlag,
+    RunConfigOption,
+    RunFolderOption,
+    StagedProgress,
+    ThreadsOption,
+    console,
+    errors,
+    load_run_config,
+    print_json,
+    progress_bar,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from poolshark.models.oracle_data import OracleData
-    from poolshark.train.oracle import OracleReport
+    from poolshark.train.oracle import OracleReport, OracleTrainConfig
 
 app = typer.Typer(
     help="The range oracle: examples from pools or decision rows, training, evaluation.",
@@ -29,19 +44,6 @@ RowsOption = Annotated[
     Path | None, typer.Option("--rows", help="An ingest folder of decision rows.")
 ]
 SeedOption = Annotated[int | None, typer.Option("--seed", help="Seed (data or run).")]
-DeviceOption = Annotated[str | None, typer.Option("--device", help="cpu, cuda or cuda:N.")]
-
-
-def _progress_bar(quiet: bool) -> Progress:
-    """A progress bar on stderr (hidden with --json)."""
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=errors,
-        disable=quiet,
-    )
 
 
 def _source_data(
@@ -116,7 +118,7 @@ def data(
 
         _check_source(pool, hands, rows, asker)
         started = time.perf_counter()
-        with _progress_bar(json_output) as bar:
+        with progress_bar(json_output) as bar:
             dataset = _source_data(
                 pool, hands, rows, seed, exact=exact and rows is None, asker=asker, bar=bar
             )
@@ -145,10 +147,8 @@ def data(
 
 @app.command("train")
 def train(
-    out: Annotated[Path | None, typer.Option(help="Run folder: checkpoints, logs.")] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="TOML run config; options given here override it.")
-    ] = None,
+    out: RunFolderOption = None,
+    config: RunConfigOption = None,
     pool: PoolOption = None,
     hands: HandsOption = None,
     rows: RowsOption = None,
@@ -162,19 +162,19 @@ def train(
     ] = None,
     epochs: Annotated[int | None, typer.Option(help="Epochs (default 1).")] = None,
     batch_hands: Annotated[int | None, typer.Option(help="Hands per batch (default 64).")] = None,
-    learning_rate: Annotated[float | None, typer.Option(help="Peak learning rate.")] = None,
+    learning_rate: LearningRateOption = None,
     eval_every: Annotated[
         int | None, typer.Option(help="Also evaluate every N steps (a learning curve).")
     ] = None,
     device: DeviceOption = None,
     seed: SeedOption = None,
     data_seed: Annotated[int | None, typer.Option(help="Seed of the simulated hands.")] = None,
-    threads: Annotated[int | None, typer.Option(help="torch CPU threads.")] = None,
-    resume: Annotated[bool, typer.Option(help="Continue the run in --out from last.pt.")] = False,
+    threads: ThreadsOption = None,
+    resume: ResumeFlag = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Train the range oracle and report it on held-out hands."""
-    from poolshark.train.oracle import OracleTrainConfig, check_run, train_oracle
+    from poolshark.train.oracle import OracleTrainConfig
 
     overrides: dict[str, Any] = {
         "out": out,
@@ -195,36 +195,35 @@ def train(
         "threads": threads,
     }
     with user_errors():
-        if config is not None:
-            run = OracleTrainConfig.from_toml(config, **overrides)
-        else:
-            run = OracleTrainConfig.model_validate(
-                {k: v for k, v in overrides.items() if v is not None}
+        run = load_run_config(OracleTrainConfig, config, overrides)
+    run_oracle_training(run, resume=resume, json_output=json_output)
+
+
+def run_oracle_training(run: OracleTrainConfig, *, resume: bool, json_output: bool) -> None:
+    """Train (or resume) the run with progress bars (data, training) and a line per
+    evaluation on stderr; print the result (one JSON object with ``json_output``). Errors
+    exit 2 with one line."""
+    from poolshark.train.oracle import check_run, train_oracle
+
+    def on_eval(entry: dict[str, float]) -> None:
+        if not json_output:
+            gap = entry.get("val_gap")
+            errors.print(
+                f"step {entry['step']:.0f} ({entry['hands_seen']:,.0f} hands):"
+                f" val NLL {entry['val_nll']:.4f}"
+                + (f", gap {gap:.4f}" if gap is not None else "")
+                + f", uniform {entry['val_uniform_nll']:.4f}"
             )
+
+    with user_errors():
         check_run(run)
-        with _progress_bar(json_output) as bar:
-            tasks: dict[str, TaskID] = {}
-
-            def on_progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bar.add_task(stage, total=total)
-                bar.update(tasks[stage], completed=done)
-
-            def on_step(step: int, total: int) -> None:
-                on_progress("train", step, total)
-
-            def on_eval(entry: dict[str, float]) -> None:
-                if not json_output:
-                    gap = entry.get("val_gap")
-                    errors.print(
-                        f"step {entry['step']:.0f} ({entry['hands_seen']:,.0f} hands):"
-                        f" val NLL {entry['val_nll']:.4f}"
-                        + (f", gap {gap:.4f}" if gap is not None else "")
-                        + f", uniform {entry['val_uniform_nll']:.4f}"
-                    )
-
+        with StagedProgress(json_output) as bar:
             result = train_oracle(
-                run, resume=resume, on_step=on_step, on_eval=on_eval, progress=on_progress
+                run,
+                resume=resume,
+                on_step=bar.stage("train"),
+                on_eval=on_eval,
+                progress=bar.update,
             )
     if json_output:
         print_json(result.to_json())
@@ -262,7 +261,7 @@ def evaluate(
             dataset = load_data(data)
         else:
             _check_source(pool, hands, rows, "opponent")
-            with _progress_bar(json_output) as bar:
+            with progress_bar(json_output) as bar:
                 dataset = _source_data(
                     pool, hands, rows, seed, exact=rows is None, asker="opponent", bar=bar
                 )

@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
 from rich.table import Table
 
-from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.cli.common import (
+    BatchSizeOption,
+    DeviceOption,
+    JsonFlag,
+    LearningRateOption,
+    PatienceOption,
+    ResumeFlag,
+    RunConfigOption,
+    RunFolderOption,
+    StagedProgress,
+    ThreadsOption,
+    console,
+    errors,
+    load_run_config,
+    print_json,
+    user_errors,
+)
+
+if TYPE_CHECKING:
+    from poolshark.train.action import PopulationTrainConfig
 
 app = typer.Typer(
     help="The population action model: train on a simulated pool or ingested rows, "
@@ -27,21 +45,7 @@ SimulationSeed = Annotated[
 RowsOption = Annotated[
     Path | None, typer.Option("--rows", help="A `poolshark ingest` output folder.")
 ]
-DeviceOption = Annotated[str | None, typer.Option("--device", help="cpu, cuda or cuda:N.")]
 SeedOption = Annotated[int | None, typer.Option("--seed", help="Seed of the run.")]
-ThreadsOption = Annotated[int | None, typer.Option("--threads", help="torch CPU threads.")]
-
-
-def _progress_bar(quiet: bool) -> Progress:
-    """A progress bar on stderr (hidden with --json)."""
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=errors,
-        disable=quiet,
-    )
 
 
 def _given(values: dict[str, Any]) -> dict[str, Any]:
@@ -50,10 +54,8 @@ def _given(values: dict[str, Any]) -> dict[str, Any]:
 
 @app.command("train")
 def train(
-    out: Annotated[Path | None, typer.Option(help="Run folder: data, checkpoints, logs.")] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="TOML run config; options given here override it.")
-    ] = None,
+    out: RunFolderOption = None,
+    config: RunConfigOption = None,
     pool: PoolOption = None,
     hands: HandsOption = None,
     simulation_seed: SimulationSeed = None,
@@ -73,24 +75,22 @@ def train(
     ] = None,
     max_rows: Annotated[int | None, typer.Option(help="Use at most N rows.")] = None,
     epochs: Annotated[int | None, typer.Option(help="Epochs (default 8).")] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Batch size (default 512).")] = None,
-    learning_rate: Annotated[float | None, typer.Option(help="Peak learning rate.")] = None,
+    batch_size: BatchSizeOption = None,
+    learning_rate: LearningRateOption = None,
     width: Annotated[int | None, typer.Option(help="Trunk width (default 256).")] = None,
     depth: Annotated[int | None, typer.Option(help="Residual blocks (default 3).")] = None,
     equity_net: Annotated[
         Path | None, typer.Option(help="Equity-network checkpoint: add its board embedding.")
     ] = None,
-    patience: Annotated[
-        int | None, typer.Option(help="Stop after this many epochs without improvement.")
-    ] = None,
+    patience: PatienceOption = None,
     device: DeviceOption = None,
     seed: SeedOption = None,
     threads: ThreadsOption = None,
-    resume: Annotated[bool, typer.Option(help="Continue the run in --out from last.pt.")] = False,
+    resume: ResumeFlag = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Train the population model; report validation figures next to the baselines."""
-    from poolshark.train.action import PopulationTrainConfig, train_population
+    from poolshark.train.action import PopulationTrainConfig
 
     overrides = {
         "out": out,
@@ -115,35 +115,33 @@ def train(
         "threads": threads,
     }
     with user_errors():
-        if config is not None:
-            run = PopulationTrainConfig.from_toml(config, **overrides)
-        else:
-            run = PopulationTrainConfig.model_validate(_given(overrides))
-        with _progress_bar(json_output) as bar:
-            tasks: dict[str, TaskID] = {}
+        run = load_run_config(PopulationTrainConfig, config, overrides)
+    run_population_training(run, resume=resume, json_output=json_output)
 
-            def on_data(done: int, total: int) -> None:
-                if "data" not in tasks:
-                    tasks["data"] = bar.add_task("build rows", total=total)
-                bar.update(tasks["data"], completed=done)
 
-            def on_step(step: int, total: int) -> None:
-                if "train" not in tasks:
-                    tasks["train"] = bar.add_task("train", total=total)
-                bar.update(tasks["train"], completed=step)
+def run_population_training(run: PopulationTrainConfig, *, resume: bool, json_output: bool) -> None:
+    """Train (or resume) the run with progress bars (rows, training) and a line per epoch
+    on stderr; print the result (one JSON object with ``json_output``). Errors exit 2 with
+    one line."""
+    from poolshark.train.action import train_population
 
-            def on_epoch(entry: dict[str, float]) -> None:
-                if not json_output:
-                    kl = f", val KL {entry['val_kl']:.4f}" if "val_kl" in entry else ""
-                    errors.print(
-                        f"epoch {entry['epoch']:.0f}: train NLL {entry['train_nll']:.4f},"
-                        f" val NLL {entry['val_nll']:.4f}, accuracy"
-                        f" {entry['val_accuracy']:.3f}{kl}"
-                    )
-
-            result = train_population(
-                run, resume=resume, on_step=on_step, on_epoch=on_epoch, on_data=on_data
+    def on_epoch(entry: dict[str, float]) -> None:
+        if not json_output:
+            kl = f", val KL {entry['val_kl']:.4f}" if "val_kl" in entry else ""
+            errors.print(
+                f"epoch {entry['epoch']:.0f}: train NLL {entry['train_nll']:.4f},"
+                f" val NLL {entry['val_nll']:.4f}, accuracy"
+                f" {entry['val_accuracy']:.3f}{kl}"
             )
+
+    with user_errors(), StagedProgress(json_output) as bar:
+        result = train_population(
+            run,
+            resume=resume,
+            on_step=bar.stage("train"),
+            on_epoch=on_epoch,
+            on_data=bar.stage("build rows"),
+        )
     if json_output:
         print_json(result.to_json())
         return
