@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
@@ -41,8 +41,12 @@ class PipelineConfig(BaseModel):
     show for the population models: ``exact`` (the default: the pool's exact posterior, what
     a perfect range oracle would give; it reads the true styles, so it stands in for the
     oracle until the pipeline trains one), ``uniform`` (nothing but the deal: the models
-    then misjudge folded hands and the exploiters over-exploit) or any range-source spec
-    (``oracle:PATH``). ``rake_percent`` (of the pot, at most ``rake_cap_bb`` big blinds
+    then misjudge folded hands and the exploiters over-exploit), ``em`` / ``em:N`` (honest:
+    expectation-maximization from the rows alone, uniform cards first, then N rounds,
+    default 1, of cards drawn from the previous model's own posterior, the first step
+    over-relaxed; see
+    :mod:`poolshark.models.policy_posterior`) or any range-source spec (``oracle:PATH``,
+    ``model:PATH``). ``rake_percent`` (of the pot, at most ``rake_cap_bb`` big blinds
     a hand, none without a flop) applies to the exploiters' training and to every
     evaluation match; the simulated histories stay unraked. ``workers`` ingest in
     parallel; ``threads`` is torch's thread count: keep 1 on a shared or small CPU, where a
@@ -66,6 +70,25 @@ class PipelineConfig(BaseModel):
     workers: int = Field(2, ge=1)
     threads: int = Field(1, ge=1)
     device: str = "cpu"
+
+    @field_validator("imputer")
+    @classmethod
+    def _known_em_rounds(cls, value: str) -> str:
+        if value.startswith("em:") and not (value[3:].isdigit() and 1 <= int(value[3:]) <= 20):
+            raise ValueError(f"imputer {value!r}: em:N needs N rounds, 1 to 20")
+        return value
+
+    def population_imputer(self) -> tuple[str, int]:
+        """The population models' ``imputer`` spec and EM rounds for this ``imputer``."""
+        if self.imputer == "exact":
+            return f"exact:{self.pool}", 0
+        if self.imputer == "em" or self.imputer.startswith("em:"):
+            return "uniform", int(self.imputer[3:] or EM_ROUNDS)
+        return self.imputer, 0
+
+    def population_em_power(self) -> float:
+        """The over-relaxation of the first EM step (1 for any other imputer)."""
+        return EM_POWER if self.imputer == "em" or self.imputer.startswith("em:") else 1.0
 
     @classmethod
     def load(cls, path: str | Path) -> PipelineConfig:
@@ -192,19 +215,24 @@ def population_stage(run: Run) -> dict[str, Any]:
     from poolshark.train.action import PopulationTrainConfig, train_population
 
     config = run.config
+    imputer, em_rounds = config.population_imputer()
     figures: dict[str, Any] = {}
     for name in ("main", "heldout"):
+        out = run.path(f"population-{name}")
         trained = train_population(
             PopulationTrainConfig(
                 rows=run.path(f"rows-{name}"),
                 ranges=POPULATION_RANGES,
-                imputer=f"exact:{config.pool}" if config.imputer == "exact" else config.imputer,
-                out=run.path(f"population-{name}"),
+                imputer=imputer,
+                em_rounds=em_rounds,
+                em_power=config.population_em_power(),
+                out=out,
                 epochs=config.population_epochs,
                 seed=config.seed,
                 threads=config.threads,
                 device=config.device,
-            )
+            ),
+            resume=(out / "last.pt").exists() or any(out.glob("em-*/last.pt")),
         )
         figures[name] = {
             "checkpoint": trained.best_checkpoint,
@@ -212,10 +240,17 @@ def population_stage(run: Run) -> dict[str, Any]:
             "val_rows": trained.val_rows,
             "validation": trained.validation,
             "history": trained.history,
+            "em_rounds": trained.em_rounds,
         }
         run.log(f"  {name}: {trained.train_rows:,} training rows, {trained.seconds:.0f} s")
     return figures
 
+
+EM_ROUNDS = 1
+"""EM rounds of ``imputer = "em"`` (``em:N`` asks for N)."""
+EM_POWER = 4.0
+"""Over-relaxation of the first EM step (``PopulationTrainConfig.em_power``): measured best
+of 1 and 4 on micro-zoom (``docs/population.md``)."""
 
 POPULATION_RANGES = "none"
 """The population models' view of opponents' ranges: none. On synthetic pools the styles

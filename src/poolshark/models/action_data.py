@@ -1035,7 +1035,10 @@ def range_source_from_spec(spec: str) -> RangeSource | None:
     """The range source a spec names: ``uniform``, ``none`` (no range view),
     ``exact:POOL`` (the exact posterior of a shipped pool or pool file, synthetic pools
     only), ``oracle:PATH`` (a trained range oracle, ``RangeOracle.load(PATH)`` of
-    :mod:`poolshark.models.range_oracle`), or ``package.module:factory`` /
+    :mod:`poolshark.models.range_oracle`), ``model:PATH[?power=P&candidates=K]`` (the
+    posterior a population-model checkpoint implies for a seat's own actions,
+    ``PolicyPosterior.load(PATH, power=P, candidates=K)`` of
+    :mod:`poolshark.models.policy_posterior`: EM imputation), or ``package.module:factory`` /
     ``package.module:factory=ARG`` (a callable, dotted names allowed, returning a
     :class:`~poolshark.models.ranges.RangeSource`, called with ARG if given)."""
     import importlib
@@ -1051,12 +1054,16 @@ def range_source_from_spec(spec: str) -> RangeSource | None:
         return ExactPoolRanges(load_pool(text.removeprefix("exact:")))
     if text.startswith("oracle:"):
         text = f"poolshark.models.range_oracle:RangeOracle.load={text.removeprefix('oracle:')}"
+    if text.startswith("model:"):
+        from poolshark.models.policy_posterior import PolicyPosterior
+
+        return PolicyPosterior.from_spec(text.removeprefix("model:"))
     module_name, _, target = text.partition(":")
     name, _, argument = target.partition("=")
     if not module_name or not name:
         raise ActionDataError(
-            f"unknown range source {spec!r}: use uniform, none, exact:POOL or"
-            " package.module:factory[=ARG]"
+            f"unknown range source {spec!r}: use uniform, none, exact:POOL, oracle:PATH,"
+            " model:PATH or package.module:factory[=ARG]"
         )
     try:
         module = importlib.import_module(module_name)

@@ -137,7 +137,17 @@ class DataConfig(BaseModel):
 
 class PopulationTrainConfig(DataConfig):
     """Everything that defines a population-model training run (see :class:`DataConfig`
-    for the data keys)."""
+    for the data keys).
+
+    ``em_rounds`` N > 0 imputes the hidden cards by expectation-maximization (seed 003,
+    section 6.1): round 0 trains a model in ``<out>/em-0`` on cards drawn from ``imputer``
+    (default ``uniform``), round k in ``<out>/em-k`` on cards drawn from round k-1's model
+    (``model:<out>/em-<k-1>/best.pt``, :mod:`poolshark.models.policy_posterior`), and the
+    run itself in ``<out>`` on cards drawn from round N-1's model. ``em_power`` is the
+    exponent on the likelihood of the first step only (the one from round 0's model): a
+    model fitted to uniform cards has its card effects diluted by every hidden row, so
+    plain EM creeps toward the fixed point; sharpening that one step (over-relaxation) and
+    letting later rounds be plain EM gets there in fewer rounds (``docs/population.md``)."""
 
     out: Path
     val_fraction: float = Field(0.1, gt=0.0, lt=0.5)
@@ -158,11 +168,19 @@ class PopulationTrainConfig(DataConfig):
     checkpoint_every: int = Field(2000, ge=1)
     log_every: int = Field(50, ge=1)
     patience: int | None = Field(None, ge=1)
+    em_rounds: int = Field(0, ge=0, le=20)
+    em_power: float = Field(1.0, gt=0.0, le=16.0)
 
     @field_validator("device")
     @classmethod
     def _known_device(cls, value: str) -> str:
         return check_device_name(value)
+
+    @model_validator(mode="after")
+    def _em_needs_hidden_cards(self) -> PopulationTrainConfig:
+        if self.em_rounds and self.rows is None and self.hidden != "showdown":
+            raise ValueError("em_rounds needs hidden cards: rows, or hidden = 'showdown'")
+        return self
 
     @classmethod
     def from_toml(cls, path: Path, **overrides: Any) -> PopulationTrainConfig:
@@ -525,6 +543,7 @@ class TrainResult:
     stopped_early: bool = False
     best_checkpoint: str = ""
     last_checkpoint: str = ""
+    em_rounds: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict (the CLI's ``--json`` object)."""
@@ -562,10 +581,17 @@ def train_population(
     device = torch.device(config.device)
     out = Path(config.out)
     last_path, best_path = out / "last.pt", out / "best.pt"
-    if not resume and last_path.exists():
+    started_rounds = sorted(out.glob("em-*/last.pt"))
+    if not resume and (last_path.exists() or started_rounds):
+        first = last_path if last_path.exists() else started_rounds[0]
         raise PopulationTrainingError(
-            f"{str(last_path)!r} exists: pass resume to continue that run, or choose a new out"
+            f"{str(first)!r} exists: pass resume to continue that run, or choose a new out"
         )
+    rounds: list[dict[str, Any]] = []
+    if config.em_rounds:
+        imputer, rounds = _em_rounds(config, on_step=on_step, on_epoch=on_epoch, on_data=on_data)
+        config = config.model_copy(update={"imputer": imputer})
+        resume = resume and last_path.exists()
     if resume and not last_path.exists():
         raise PopulationTrainingError(f"nothing to resume: no {str(last_path)!r}")
     dataset, info = prepared_data(config, resume=resume, progress=on_data)
@@ -731,7 +757,46 @@ def train_population(
         stopped_early=stopped_early,
         best_checkpoint=str(best_path),
         last_checkpoint=str(last_path),
+        em_rounds=rounds,
     )
+
+
+def _em_rounds(
+    config: PopulationTrainConfig,
+    *,
+    on_step: StepCallback | None,
+    on_epoch: EpochCallback | None,
+    on_data: Progress | None,
+) -> tuple[str, list[dict[str, Any]]]:
+    """Train the EM rounds of ``config`` (each resumed where it stopped); the imputer spec
+    of the final run (the last round's model) and each round's figures."""
+    imputer = config.imputer or "uniform"
+    rounds: list[dict[str, Any]] = []
+    for number in range(config.em_rounds):
+        folder = Path(config.out) / f"em-{number}"
+        round_config = config.model_copy(update={"out": folder, "imputer": imputer, "em_rounds": 0})
+        started = time.perf_counter()
+        result = train_population(
+            round_config,
+            resume=(folder / "last.pt").exists(),
+            on_step=on_step,
+            on_epoch=on_epoch,
+            on_data=on_data,
+        )
+        rounds.append(
+            {
+                "round": number,
+                "imputer": imputer,
+                "checkpoint": result.best_checkpoint,
+                "val_nll": result.validation["model"]["nll"] if result.validation else None,
+                "build_seconds": result.data.get("build_seconds"),
+                "seconds": time.perf_counter() - started,
+            }
+        )
+        imputer = f"model:{result.best_checkpoint}"
+        if number == 0 and config.em_power != 1.0:
+            imputer += f"?power={config.em_power:g}"
+    return imputer, rounds
 
 
 def _restore(
