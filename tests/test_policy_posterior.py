@@ -242,14 +242,23 @@ def test_one_over_relaxed_em_round_beats_uniform_imputation(tmp_path: Path) -> N
     assert N_COMBOS == 1326
 
 
-def test_pipeline_imputer_specs() -> None:
-    from poolshark.pipeline import EM_ROUNDS, PipelineConfig
+def test_imputer_names_map_to_training_keys() -> None:
+    from poolshark.pipeline import PipelineConfig
+    from poolshark.train.action import EM_POWER, EM_ROUNDS, imputer_settings
 
-    assert PipelineConfig().population_imputer() == ("exact:micro-zoom", 0)
-    assert PipelineConfig(imputer="em").population_imputer() == ("uniform", EM_ROUNDS)
-    assert PipelineConfig(imputer="em:3").population_imputer() == ("uniform", 3)
-    assert PipelineConfig(imputer="uniform").population_imputer() == ("uniform", 0)
-    assert PipelineConfig(imputer="em").population_em_power() > 1.0
-    assert PipelineConfig().population_em_power() == 1.0
+    assert imputer_settings("exact", "micro-zoom") == {
+        "imputer": "exact:micro-zoom",
+        "em_rounds": 0,
+        "em_power": 1.0,
+    }
+    assert imputer_settings("em", "p") == {
+        "imputer": "uniform",
+        "em_rounds": EM_ROUNDS,
+        "em_power": EM_POWER,
+    }
+    assert EM_POWER > 1.0
+    assert imputer_settings("em:3", "p")["em_rounds"] == 3
+    assert imputer_settings("oracle:x.pt", "p")["imputer"] == "oracle:x.pt"
+    assert PipelineConfig().imputer == "em"
     with pytest.raises(ValueError, match="em:N needs N rounds"):
         PipelineConfig(imputer="em:0")

@@ -47,8 +47,13 @@ def test_point_names_are_safe_file_names() -> None:
     assert RobustnessPoint(hands=500, imputer="oracle:runs/o/best.pt").name == (
         "oracle-runs-o-best-pt-500"
     )
-    assert RobustnessPoint(hands=500).imputer_spec("soft") == "exact:soft"
-    assert RobustnessPoint(hands=500, imputer="uniform").imputer_spec("soft") == "uniform"
+    assert RobustnessPoint(hands=500).training_keys("soft")["imputer"] == "exact:soft"
+    assert RobustnessPoint(hands=500, imputer="uniform").training_keys("soft") == {
+        "imputer": "uniform",
+        "em_rounds": 0,
+        "em_power": 1.0,
+    }
+    assert RobustnessPoint(hands=500, imputer="em:2").training_keys("soft")["em_rounds"] == 2
 
 
 def test_quick_keeps_the_error_axis_and_drops_points_that_coincide() -> None:
@@ -58,6 +63,8 @@ def test_quick_keeps_the_error_axis_and_drops_points_that_coincide() -> None:
         "exact-1500",
         "exact-4000",
         "uniform-4000",
+        "em-1000",
+        "em-4000",
     ]
     assert quick.exploiter_iterations < RobustnessConfig().exploiter_iterations
     assert quick.eval_hands < RobustnessConfig().eval_hands
@@ -117,6 +124,10 @@ def test_a_toy_run_end_to_end_resumes_reproduces_and_refuses(
     again = run_robustness(config.model_copy(update={"threads": 2}), out, log=lines.append)
     assert _figures(again) == _figures(summary)
     assert all("skipped" in line for line in lines)
+    # Points may be dropped (or added) on a finished run: the others are reused as recorded.
+    fewer = run_robustness(config.model_copy(update={"points": config.points[:1]}), out)
+    assert _figures(fewer)["points"] == _figures(summary)["points"][:1]
+    run_robustness(config, out, log=lines.append)
     monkeypatch.undo()
 
     # A point recomputed from scratch (its exploiters retrained) gives the same figures.

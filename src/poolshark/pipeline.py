@@ -38,20 +38,19 @@ class PipelineConfig(BaseModel):
     """Sizes and seeds of an end-to-end run. ``hands`` are simulated, written as PokerStars
     text and ingested; the held-out population model is fitted on ``heldout_hands`` other
     hands of the same pool (another seed). ``imputer`` draws the hole cards the rows do not
-    show for the population models: ``exact`` (the default: the pool's exact posterior, what
-    a perfect range oracle would give; it reads the true styles, so it stands in for the
-    oracle until the pipeline trains one), ``uniform`` (nothing but the deal: the models
-    then misjudge folded hands and the exploiters over-exploit), ``em`` / ``em:N`` (honest:
+    show for the population models: ``em`` / ``em:N`` (the default, and honest:
     expectation-maximization from the rows alone, uniform cards first, then N rounds,
     default 1, of cards drawn from the previous model's own posterior, the first step
-    over-relaxed; see
-    :mod:`poolshark.models.policy_posterior`) or any range-source spec (``oracle:PATH``,
-    ``model:PATH``). ``rake_percent`` (of the pot, at most ``rake_cap_bb`` big blinds
-    a hand, none without a flop) applies to the exploiters' training and to every
-    evaluation match; the simulated histories stay unraked. ``workers`` ingest in
-    parallel; ``threads`` is torch's thread count: keep 1 on a shared or small CPU, where a
-    second torch thread contending for a busy core made a training step 45x slower (354 vs
-    7.6 ms here)."""
+    over-relaxed; see :mod:`poolshark.models.policy_posterior`), ``exact`` (the pool's
+    exact posterior, what a perfect range oracle would give: it reads the true styles, so
+    it is a reference, not something a user has), ``uniform`` (nothing but the deal: the
+    models then misjudge folded hands and the exploiters over-exploit) or any range-source
+    spec (``oracle:PATH``, ``model:PATH``). ``rake_percent`` (of the pot, at most
+    ``rake_cap_bb`` big blinds a hand, none without a flop) applies to the exploiters'
+    training and to every evaluation match; the simulated histories stay unraked.
+    ``workers`` ingest in parallel; ``threads`` is torch's thread count: keep 1 on a shared
+    or small CPU, where a second torch thread contending for a busy core made a training
+    step 45x slower (354 vs 7.6 ms here)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -60,7 +59,7 @@ class PipelineConfig(BaseModel):
     hands: int = Field(40_000, ge=1_000)
     heldout_hands: int = Field(20_000, ge=1_000)
     population_epochs: int = Field(4, ge=1)
-    imputer: str = "exact"
+    imputer: str = "em"
     exploiter_iterations: int = Field(30, ge=1)
     exploiter_tables: int = Field(1024, ge=8)
     safe_kl_coef: float = Field(0.05, ge=0.0)
@@ -73,22 +72,11 @@ class PipelineConfig(BaseModel):
 
     @field_validator("imputer")
     @classmethod
-    def _known_em_rounds(cls, value: str) -> str:
-        if value.startswith("em:") and not (value[3:].isdigit() and 1 <= int(value[3:]) <= 20):
-            raise ValueError(f"imputer {value!r}: em:N needs N rounds, 1 to 20")
+    def _known_imputer(cls, value: str) -> str:
+        from poolshark.train.action import imputer_settings
+
+        imputer_settings(value, "")
         return value
-
-    def population_imputer(self) -> tuple[str, int]:
-        """The population models' ``imputer`` spec and EM rounds for this ``imputer``."""
-        if self.imputer == "exact":
-            return f"exact:{self.pool}", 0
-        if self.imputer == "em" or self.imputer.startswith("em:"):
-            return "uniform", int(self.imputer[3:] or EM_ROUNDS)
-        return self.imputer, 0
-
-    def population_em_power(self) -> float:
-        """The over-relaxation of the first EM step (1 for any other imputer)."""
-        return EM_POWER if self.imputer == "em" or self.imputer.startswith("em:") else 1.0
 
     @classmethod
     def load(cls, path: str | Path) -> PipelineConfig:
@@ -212,10 +200,14 @@ def ingest_stage(run: Run) -> dict[str, Any]:
 def population_stage(run: Run) -> dict[str, Any]:
     """Population action models fitted on the ingested rows: the one the exploiters train
     against, and a held-out one fitted on the other hands."""
-    from poolshark.train.action import PopulationTrainConfig, train_population
+    from poolshark.train.action import (
+        PopulationTrainConfig,
+        imputer_settings,
+        train_population,
+    )
 
     config = run.config
-    imputer, em_rounds = config.population_imputer()
+    imputer = imputer_settings(config.imputer, config.pool)
     figures: dict[str, Any] = {}
     for name in ("main", "heldout"):
         out = run.path(f"population-{name}")
@@ -223,9 +215,7 @@ def population_stage(run: Run) -> dict[str, Any]:
             PopulationTrainConfig(
                 rows=run.path(f"rows-{name}"),
                 ranges=POPULATION_RANGES,
-                imputer=imputer,
-                em_rounds=em_rounds,
-                em_power=config.population_em_power(),
+                **imputer,
                 out=out,
                 epochs=config.population_epochs,
                 seed=config.seed,
@@ -245,12 +235,6 @@ def population_stage(run: Run) -> dict[str, Any]:
         run.log(f"  {name}: {trained.train_rows:,} training rows, {trained.seconds:.0f} s")
     return figures
 
-
-EM_ROUNDS = 1
-"""EM rounds of ``imputer = "em"`` (``em:N`` asks for N)."""
-EM_POWER = 4.0
-"""Over-relaxation of the first EM step (``PopulationTrainConfig.em_power``): measured best
-of 1 and 4 on micro-zoom (``docs/population.md``)."""
 
 POPULATION_RANGES = "none"
 """The population models' view of opponents' ranges: none. On synthetic pools the styles

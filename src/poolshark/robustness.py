@@ -49,8 +49,9 @@ TRUTH_SEED_OFFSET = 1_000_003
 EVAL_SEED_OFFSET = 7
 """Evaluation matches use ``seed + EVAL_SEED_OFFSET`` (the demo's): every exploiter meets the
 same cards, so the comparisons between points and variants are paired."""
-RESUMABLE_CHANGES = ("threads", "workers")
-"""Config keys a run folder may be reopened with changed: they do not change any figure."""
+RESUMABLE_CHANGES = ("threads", "workers", "points")
+"""Config keys a run folder may be reopened with changed: they change no recorded figure
+(each point is recorded under its own name, so points may be added or dropped)."""
 
 
 class RobustnessError(ValueError):
@@ -59,8 +60,9 @@ class RobustnessError(ValueError):
 
 class RobustnessPoint(BaseModel):
     """One error level: a population model fitted on ``hands`` hands whose hidden cards are
-    drawn by ``imputer`` (``exact``: the pool's exact posterior; ``uniform``; or any
-    range-source spec such as ``oracle:PATH``)."""
+    drawn by ``imputer`` (``exact``: the pool's exact posterior; ``em`` / ``em:N``: the
+    model's own posterior by EM; ``uniform``; or any range-source spec such as
+    ``oracle:PATH``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -73,9 +75,12 @@ class RobustnessPoint(BaseModel):
         slug = re.sub(r"[^A-Za-z0-9]+", "-", self.imputer).strip("-") or "imputer"
         return f"{slug}-{self.hands}"
 
-    def imputer_spec(self, pool: str) -> str:
-        """The range-source spec of the imputer, ``exact`` resolved to the pool."""
-        return f"exact:{pool}" if self.imputer == "exact" else self.imputer
+    def training_keys(self, pool: str) -> dict[str, Any]:
+        """The population-training keys of the imputer (``exact`` resolved to the pool,
+        ``em`` to EM rounds): :func:`~poolshark.train.action.imputer_settings`."""
+        from poolshark.train.action import imputer_settings
+
+        return imputer_settings(self.imputer, pool)
 
 
 def _default_points() -> list[RobustnessPoint]:
@@ -85,6 +90,8 @@ def _default_points() -> list[RobustnessPoint]:
         RobustnessPoint(hands=15_000),
         RobustnessPoint(hands=40_000),
         RobustnessPoint(hands=40_000, imputer="uniform"),
+        RobustnessPoint(hands=4_000, imputer="em"),
+        RobustnessPoint(hands=40_000, imputer="em"),
     ]
 
 
@@ -189,6 +196,8 @@ def open_run(
                 f"{folder} holds a run with another config (differs in {', '.join(changed)}):"
                 " pick another --out or delete it"
             )
+        if before.get("points") != wanted["points"]:
+            _write_json(saved, wanted)
     else:
         _write_json(saved, wanted)
     return RobustnessRun(folder, config, log)
@@ -221,7 +230,7 @@ def run_robustness(
 
     run = open_run(out, config, log)
     for point in config.points:  # a bad imputer fails now, not after an hour of work
-        range_source_from_spec(point.imputer_spec(config.pool))
+        range_source_from_spec(point.training_keys(config.pool)["imputer"])
     torch.set_num_threads(config.threads)
     points = [
         _recorded(run, run.path("points", f"{point.name}.json"), point.name, _point_task(point))
@@ -327,7 +336,7 @@ def fit_population(
         PopulationTrainConfig(
             rows=rows,
             ranges=POPULATION_RANGES,
-            imputer=point.imputer_spec(config.pool),
+            **point.training_keys(config.pool),
             out=out,
             epochs=config.population_epochs,
             width=config.population_width,
@@ -336,7 +345,7 @@ def fit_population(
             threads=config.threads,
             device=config.device,
         ),
-        resume=(out / "last.pt").exists(),
+        resume=(out / "last.pt").exists() or any(out.glob("em-*/last.pt")),
     )
     validation = trained.validation or {}
     return {

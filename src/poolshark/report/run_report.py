@@ -139,12 +139,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     )
 
     report.section("Population models")
-    imputer = config.get("imputer", "exact")
-    source = (
-        "the pool's exact posterior (a perfect range oracle: it reads the true styles)"
-        if imputer == "exact"
-        else f"range source {imputer!r}"
-    )
+    source = _imputer_words(str(config.get("imputer", "exact")))
     report.paragraph(
         "Action models of the pool's average player, fitted on the ingested rows: hole "
         f"cards are known only from showdowns, the others are drawn from {source}. The "
@@ -241,3 +236,16 @@ def _rake_sentence(config: Mapping[str, Any]) -> str:
     cap = config.get("rake_cap_bb")
     capped = f", at most {cap:g} bb a hand" if cap is not None else ""
     return f"Raked {percent:g}% of the pot{capped}, in training and in every match."
+
+
+def _imputer_words(imputer: str) -> str:
+    """Where the population models' hidden hole cards came from, in words."""
+    if imputer == "exact":
+        return "the pool's exact posterior (a perfect range oracle: it reads the true styles)"
+    if imputer == "em" or imputer.startswith("em:"):
+        return (
+            "the models' own posterior by expectation-maximization (a model fitted on "
+            "uniformly drawn cards first, then refitted on cards drawn from what it implies; "
+            "the rows alone, no true styles)"
+        )
+    return f"range source {imputer!r}"

@@ -135,6 +135,32 @@ class DataConfig(BaseModel):
         return f"exact:{self.pool}" if self.ranges == "exact" else self.ranges
 
 
+EM_ROUNDS = 1
+"""EM rounds of the imputer name ``em`` (``em:N`` asks for N)."""
+EM_POWER = 4.0
+"""Over-relaxation of the first EM step for the imputer name ``em``: the step from a model
+fitted on uniformly drawn cards, whose card effects are diluted (``docs/population.md``)."""
+
+
+def imputer_settings(imputer: str, pool: str) -> dict[str, Any]:
+    """The population-training keys (``imputer``, ``em_rounds``, ``em_power``) that an
+    imputer *name*, as the pipeline and the robustness curve take it, stands for: ``exact``
+    (the pool's exact posterior), ``em`` / ``em:N`` (uniform cards first, then N rounds of
+    EM, the first over-relaxed), anything else a range-source spec used as it is."""
+    if imputer == "exact":
+        return {"imputer": f"exact:{pool}", "em_rounds": 0, "em_power": 1.0}
+    if imputer == "em" or imputer.startswith("em:"):
+        rounds = imputer[3:]
+        if rounds and not (rounds.isdigit() and 1 <= int(rounds) <= 20):
+            raise ValueError(f"imputer {imputer!r}: em:N needs N rounds, 1 to 20")
+        return {
+            "imputer": "uniform",
+            "em_rounds": int(rounds) if rounds else EM_ROUNDS,
+            "em_power": EM_POWER,
+        }
+    return {"imputer": imputer, "em_rounds": 0, "em_power": 1.0}
+
+
 class PopulationTrainConfig(DataConfig):
     """Everything that defines a population-model training run (see :class:`DataConfig`
     for the data keys).
