@@ -75,6 +75,7 @@ from poolshark.train.common import (
     check_device_name,
     count_parameters,
     require_device,
+    restore_run,
     save_atomic,
 )
 from poolshark.train.tensorboard import ScalarLog
@@ -835,22 +836,10 @@ def _restore(
 ) -> dict[str, Any]:
     """Load ``last.pt`` into the model and optimizer; the run state to continue from."""
     payload = read_checkpoint(path, config.device)
-    if payload["data_fingerprint"] != fingerprint:
-        raise PopulationTrainingError(f"{str(path)!r} was trained on other data; cannot resume")
-    saved = dict(payload["config"])
-    now = config.model_dump(mode="json")
-    changed = sorted(
-        key for key in now if key not in _RESUMABLE_CHANGES and saved.get(key) != now[key]
-    )
-    if changed:
-        raise PopulationTrainingError(
-            f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}"
-        )
-    model.load_state_dict(payload["model"])
-    optimizer.load_state_dict(payload["optimizer"])
-    torch.set_rng_state(payload["torch_rng"].cpu())
-    if payload.get("cuda_rng") is not None and torch.cuda.is_available():
-        torch.cuda.set_rng_state(payload["cuda_rng"].cpu())
+    restore_run(
+        payload, path, config, _RESUMABLE_CHANGES, model, optimizer,
+        PopulationTrainingError, fingerprint,
+    )  # fmt: skip
     return {key: payload[key] for key in state}
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import torch
+from pydantic import BaseModel
 
 DEVICE_PATTERN = re.compile(r"^(cpu|cuda(:\d+)?)$")
 """Device names a config may give."""
@@ -59,3 +61,33 @@ def write_text_atomic(text: str, path: Path) -> None:
 def count_parameters(model: torch.nn.Module) -> int:
     """Number of trainable parameters."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def restore_run(
+    payload: Mapping[str, Any],
+    path: Path,
+    config: BaseModel,
+    resumable: Iterable[str],
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    error: type[ValueError],
+    fingerprint: str | None = None,
+) -> None:
+    """Load a ``last.pt`` payload into ``model`` and ``optimizer`` (and torch's random
+    state, when it was saved) after checking it belongs to this run: the same data
+    (``fingerprint``, when the trainer has one) and a config changed only in ``resumable``
+    keys. ``error`` says what does not match."""
+    if fingerprint is not None and payload["data_fingerprint"] != fingerprint:
+        raise error(f"{str(path)!r} was trained on other data; cannot resume on this data")
+    saved = dict(payload["config"])
+    now = config.model_dump(mode="json")
+    allowed = set(resumable)
+    changed = sorted(key for key in now if key not in allowed and saved.get(key) != now[key])
+    if changed:
+        raise error(f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}")
+    model.load_state_dict(payload["model"])
+    optimizer.load_state_dict(payload["optimizer"])
+    if payload.get("torch_rng") is not None:
+        torch.set_rng_state(payload["torch_rng"].cpu())
+    if payload.get("cuda_rng") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state(payload["cuda_rng"].cpu())

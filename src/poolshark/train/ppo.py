@@ -50,6 +50,7 @@ from poolshark.train.common import (
     check_device_name,
     count_parameters,
     require_device,
+    restore_run,
     save_atomic,
     write_text_atomic,
 )
@@ -648,15 +649,5 @@ def _restore(
     if not path.is_file():
         raise ExploitError(f"nothing to resume: no checkpoint at {str(path)!r}")
     payload = read_checkpoint(path, config.device)
-    saved = dict(payload["config"])
-    now = config.model_dump(mode="json")
-    changed = sorted(
-        key for key in now if key not in _RESUMABLE_CHANGES and saved.get(key) != now[key]
-    )
-    if changed:
-        raise ExploitError(
-            f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}"
-        )
-    model.load_state_dict(payload["model"])
-    optimizer.load_state_dict(payload["optimizer"])
+    restore_run(payload, path, config, _RESUMABLE_CHANGES, model, optimizer, ExploitError)
     return payload
