@@ -26,6 +26,7 @@ from poolshark.models.action_data import (
     action_classes,
     exact_pool_ranges,
     featurize,
+    hand_slice,
     impute_hole_cards,
     legal_classes,
     load_dataset,
@@ -33,6 +34,7 @@ from poolshark.models.action_data import (
     range_source_from_spec,
     rows_states,
     save_dataset,
+    seen_boards,
     select_hands,
     simulated_dataset,
     simulated_states,
@@ -333,6 +335,17 @@ def test_rows_rebuild_the_simulated_hands(hands, decisions) -> None:  # type: ig
     np.testing.assert_array_equal(
         np.sort(group.known[shown], axis=1), np.sort(holes[shown], axis=1)
     )
+
+
+def test_seen_boards_are_the_boards_a_history_shows(hands) -> None:  # type: ignore[no-untyped-def]
+    """A simulation deals five board cards to every hand; masked to the ones shown, they
+    are the boards of the hands' written records."""
+    seen = seen_boards(hand_slice(hands, hands.action_logs(), 0, len(hands)), hands.shown)
+    for h in range(len(hands)):
+        board = list(hands.record(h).board)
+        assert seen.boards[h].tolist() == board + [-1] * (5 - len(board))
+    assert set((seen.boards >= 0).sum(axis=1).tolist()) == {0, 3, 4, 5}
+    assert (seen.boards >= 0).sum() < (hands.boards >= 0).sum()
 
 
 def test_a_hand_with_a_missing_row_is_dropped(hands) -> None:  # type: ignore[no-untyped-def]

@@ -283,6 +283,14 @@ def hand_slice(hands: SimulatedHands, logs: ActionLogs, start: int, stop: int) -
     )
 
 
+def seen_boards(hands: HandLogs, shown: Int64s) -> HandLogs:
+    """The same hands with only their ``shown`` (H,) board cards: what their histories
+    show. A simulation deals five board cards to every hand but settles all-in pots by
+    expectation, so a hand shows the board only up to the street it ended on."""
+    boards = np.where(np.arange(5)[None, :] < shown[:, None], hands.boards, -1)
+    return replace(hands, boards=boards.astype(np.int64))
+
+
 def select_hands(hands: SimulatedHands, rows: Int64s) -> SimulatedHands:
     """The hands at ``rows`` (ascending) of a simulation, as a simulation of their own."""
     rows = np.asarray(rows, dtype=np.int64)
@@ -1846,7 +1854,7 @@ def simulated_dataset(
         mixture, own = true_policies(pool, states, holes, styles)
         imputed = np.zeros(states.size, dtype=np.bool_)
         if hidden == "showdown":
-            table = hand_slice(hands, logs, start, stop)
+            table = seen_boards(hand_slice(hands, logs, start, stop), hands.shown[start:stop])
             known = np.full_like(holes, -1)
             folded = np.zeros(holes.shape[:2], dtype=np.bool_)
             folded[states.hand[moves == MOVE_FOLD], states.seat[moves == MOVE_FOLD]] = True
