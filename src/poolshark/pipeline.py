@@ -22,9 +22,13 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from poolshark.evaluate.match import MatchConfig
+    from poolshark.train.ppo import ExploitResult
 
 STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
@@ -249,8 +253,6 @@ EXPLOITERS = ("model", "safe", "ceiling")
 def exploiters_stage(run: Run) -> dict[str, Any]:
     """Three PPO exploiters: against the fitted model, the same with a KL penalty toward the
     model's own policy (safe), and against the pool's true styles (the ceiling)."""
-    from poolshark.train.ppo import ExploitConfig, train_exploiter
-
     config = run.config
     model = run.figures["population"]["main"]["checkpoint"]
     variants = {
@@ -260,26 +262,52 @@ def exploiters_stage(run: Run) -> dict[str, Any]:
     }
     figures: dict[str, Any] = {}
     for name in EXPLOITERS:
-        keys = variants[name]
-        exploit = ExploitConfig.model_validate(
-            {
-                **keys,
-                "preset": "small-cpu",
-                "iterations": config.exploiter_iterations,
-                "tables": config.exploiter_tables,
-                "seed": config.seed,
-                "threads": config.threads,
-                "device": config.device,
-                "rake_percent": config.rake_percent,
-                "rake_cap_bb": config.rake_cap_bb,
-            }
+        result = train_variant(
+            variants[name],
+            run.path(f"exploiter-{name}"),
+            iterations=config.exploiter_iterations,
+            tables=config.exploiter_tables,
+            seed=config.seed,
+            threads=config.threads,
+            device=config.device,
+            rake_percent=config.rake_percent,
+            rake_cap_bb=config.rake_cap_bb,
         )
-        out = run.path(f"exploiter-{name}")
-        resume = (out / "last.pt").exists()
-        result = train_exploiter(exploit, out, resume=resume)
         figures[name] = {"checkpoint": result.checkpoint, "history": result.history}
         run.log(f"  {name}: {result.iterations} iterations, {result.seconds:.0f} s")
     return figures
+
+
+def train_variant(keys: dict[str, Any], out: Path, **settings: Any) -> ExploitResult:
+    """A PPO exploiter with the demo's preset (``small-cpu``), the run's ``settings``
+    (iterations, tables, seed, threads, device, rake) and the variant's ``keys`` (its
+    opponents; the safe variant's KL term); resumed from ``last.pt`` when a run was cut
+    short."""
+    from poolshark.train.ppo import ExploitConfig, train_exploiter
+
+    exploit = ExploitConfig.model_validate({**keys, "preset": "small-cpu", **settings})
+    return train_exploiter(exploit, out, resume=(out / "last.pt").exists())
+
+
+def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
+    """``agent`` in one seat against ``field`` in the others: bb/100 (all-in EV adjusted
+    when the match measures it) with the half width of its 95% interval, and the raw
+    figures beside it."""
+    from poolshark.evaluate.loading import load_agent
+    from poolshark.evaluate.match import default_lineup, play_match
+
+    lineup = default_lineup(2, match.seats, against=True)
+    result = play_match([load_agent(agent), load_agent(field)], lineup, match)
+    player = result.agents[0]
+    estimate = player.ev_adjusted or player.actual
+    return {
+        "bb_per_100": estimate.bb_per_100,
+        "half_width": estimate.half_width,
+        "actual": player.actual.as_dict(),
+        "vpip": player.vpip,
+        "pfr": player.pfr,
+        "hands": player.hands,
+    }
 
 
 def evaluate_stage(run: Run) -> dict[str, Any]:
@@ -287,8 +315,7 @@ def evaluate_stage(run: Run) -> dict[str, Any]:
     the baselines; bb/100 with 95% intervals, all-in EV adjusted."""
     import torch
 
-    from poolshark.evaluate.loading import load_agent
-    from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
+    from poolshark.evaluate.match import MatchConfig
 
     config = run.config
     torch.set_num_threads(config.threads)
@@ -303,21 +330,9 @@ def evaluate_stage(run: Run) -> dict[str, Any]:
         rake_percent=config.rake_percent,
         rake_cap_bb=config.rake_cap_bb,
     )
-    lineup = default_lineup(2, match.seats, against=True)
 
     def play(agent: str, field: str) -> dict[str, Any]:
-        result = play_match([load_agent(agent), load_agent(field)], lineup, match)
-        player = result.agents[0]
-        estimate = player.ev_adjusted or player.actual
-        return {
-            "bb_per_100": estimate.bb_per_100,
-            "half_width": estimate.half_width,
-            "actual": player.actual.as_dict(),
-            "vpip": player.vpip,
-            "pfr": player.pfr,
-            "hands": player.hands,
-            "field": field,
-        }
+        return {**edge(agent, field, match), "field": field}
 
     figures: dict[str, Any] = {"exploiters": {}, "baselines": {}}
     for name in EXPLOITERS:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from poolshark.pipeline import POPULATION_RANGES
+from poolshark.pipeline import POPULATION_RANGES, edge, train_variant
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -284,9 +284,9 @@ def run_point(run: RobustnessRun, point: RobustnessPoint) -> dict[str, Any]:
         "model": {**model, **error},
     }
     for name in VARIANTS:
-        trained = train_variant(run, variants[name], folder / f"exploiter-{name}")
-        true_pool = edge(run, trained, f"pool:{config.pool}")
-        own_model = edge(run, trained, checkpoint)
+        trained = _train(run, variants[name], folder / f"exploiter-{name}")
+        true_pool = _edge(run, trained, f"pool:{config.pool}")
+        own_model = _edge(run, trained, checkpoint)
         figures[name] = {
             "checkpoint": trained,
             "true_pool": true_pool,
@@ -392,54 +392,37 @@ def model_error(run: RobustnessRun, checkpoint: Path) -> dict[str, Any]:
     }
 
 
-def train_variant(run: RobustnessRun, keys: dict[str, Any], out: Path) -> str:
+def _train(run: RobustnessRun, keys: dict[str, Any], out: Path) -> str:
     """A PPO exploiter with the demo's settings plus ``keys`` (its opponents, the safe
-    variant's KL term); resumed from ``last.pt`` when a run was cut short. Its checkpoint."""
-    from poolshark.train.ppo import ExploitConfig, train_exploiter
-
+    variant's KL term): :func:`poolshark.pipeline.train_variant`. Its checkpoint."""
     config = run.config
-    exploit = ExploitConfig.model_validate(
-        {
-            **keys,
-            "preset": "small-cpu",
-            "iterations": config.exploiter_iterations,
-            "tables": config.exploiter_tables,
-            "seed": config.seed,
-            "threads": config.threads,
-            "device": config.device,
-        }
+    result = train_variant(
+        keys,
+        out,
+        iterations=config.exploiter_iterations,
+        tables=config.exploiter_tables,
+        seed=config.seed,
+        threads=config.threads,
+        device=config.device,
     )
-    result = train_exploiter(exploit, out, resume=(out / "last.pt").exists())
     return result.checkpoint
 
 
-def edge(run: RobustnessRun, agent: str, field: str) -> dict[str, Any]:
-    """An agent in one seat against ``field`` in the others: bb/100 (all-in EV adjusted)
-    with the half width of its 95% interval, as the demo's evaluation reports it."""
-    from poolshark.evaluate.loading import load_agent
-    from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
+def _edge(run: RobustnessRun, agent: str, field: str) -> dict[str, Any]:
+    """``agent`` against ``field`` in the run's match (:func:`poolshark.pipeline.edge`)."""
+    from poolshark.evaluate.match import MatchConfig
 
-    match = MatchConfig(hands=run.config.eval_hands, seed=run.config.seed + EVAL_SEED_OFFSET)
-    result = play_match(
-        [load_agent(agent), load_agent(field)], default_lineup(2, match.seats, against=True), match
+    config = run.config
+    return edge(
+        agent, field, MatchConfig(hands=config.eval_hands, seed=config.seed + EVAL_SEED_OFFSET)
     )
-    player = result.agents[0]
-    estimate = player.ev_adjusted or player.actual
-    return {
-        "bb_per_100": estimate.bb_per_100,
-        "half_width": estimate.half_width,
-        "actual": player.actual.as_dict(),
-        "vpip": player.vpip,
-        "pfr": player.pfr,
-        "hands": player.hands,
-    }
 
 
 def _ceiling(run: RobustnessRun) -> dict[str, Any]:
     """The exploiter trained on the pool's true styles: the most any exploiter takes."""
     pool = f"pool:{run.config.pool}"
-    trained = train_variant(run, {"against": [pool]}, run.path("ceiling"))
-    return {"checkpoint": trained, "true_pool": edge(run, trained, pool)}
+    trained = _train(run, {"against": [pool]}, run.path("ceiling"))
+    return {"checkpoint": trained, "true_pool": _edge(run, trained, pool)}
 
 
 # -- summary, chart, page ---------------------------------------------------------------------

@@ -142,16 +142,36 @@ class MatchConfig:
 
     def game(self) -> GameConfig:
         """The engine's game: no-limit, these blinds, rake and settlement."""
-        cap = None if self.rake_cap_bb is None else round(self.rake_cap_bb * self.big_blind)
-        exact = self.all_in_ev is AllInEV.EXACT
-        return GameConfig(
-            seats=self.seats,
-            small_blind=self.small_blind,
-            big_blind=self.big_blind,
-            rake_percent=self.rake_percent,
-            rake_cap=cap,
-            settlement=Settlement.EXPECTED_VALUE if exact else Settlement.DEAL,
+        return no_limit_game(
+            self.seats,
+            self.small_blind,
+            self.big_blind,
+            self.rake_percent,
+            self.rake_cap_bb,
+            exact_ev=self.all_in_ev is AllInEV.EXACT,
         )
+
+
+def no_limit_game(
+    seats: int,
+    small_blind: int,
+    big_blind: int,
+    rake_percent: float,
+    rake_cap_bb: float | None,
+    *,
+    exact_ev: bool,
+) -> GameConfig:
+    """A no-limit game with the rake cap given in big blinds (rounded to the chip) and the
+    engine's exact all-in EV settlement when ``exact_ev`` (matches and rollouts share it)."""
+    cap = None if rake_cap_bb is None else round(rake_cap_bb * big_blind)
+    return GameConfig(
+        seats=seats,
+        small_blind=small_blind,
+        big_blind=big_blind,
+        rake_percent=rake_percent,
+        rake_cap=cap,
+        settlement=Settlement.EXPECTED_VALUE if exact_ev else Settlement.DEAL,
+    )
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ from poolshark.cards.evaluator import evaluate_batch
 from poolshark.cards.evaluator import tables as evaluator_tables
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import BUTTON, FOLDED, TOTAL, BatchedTables, LegalBatch
-from poolshark.engine.config import GameConfig, Settlement
+from poolshark.engine.config import GameConfig
 from poolshark.evaluate.agents import (
     Agent,
     Decisions,
@@ -60,6 +60,7 @@ from poolshark.evaluate.agents import (
 )
 from poolshark.evaluate.bots import StyleAgent
 from poolshark.evaluate.exploiter_agent import decision_inputs
+from poolshark.evaluate.match import no_limit_game
 from poolshark.evaluate.runouts import sampled_net
 from poolshark.models.actor_critic import smooth_reference
 from poolshark.pool.context import Feature
@@ -141,15 +142,13 @@ class RolloutSettings:
 
     def game(self) -> GameConfig:
         """The engine's game: these blinds and rake (exact EV settlement only when asked)."""
-        exact = self.all_in_ev == "exact"
-        cap = None if self.rake_cap_bb is None else round(self.rake_cap_bb * self.big_blind)
-        return GameConfig(
-            seats=self.seats,
-            small_blind=self.small_blind,
-            big_blind=self.big_blind,
-            rake_percent=self.rake_percent,
-            rake_cap=cap,
-            settlement=Settlement.EXPECTED_VALUE if exact else Settlement.DEAL,
+        return no_limit_game(
+            self.seats,
+            self.small_blind,
+            self.big_blind,
+            self.rake_percent,
+            self.rake_cap_bb,
+            exact_ev=self.all_in_ev == "exact",
         )
 
 
