@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
@@ -197,6 +197,7 @@ _LINES = st.sampled_from(
     size=st.sampled_from([7, 50, 1 << 20]),
     fmt=st.sampled_from(["phh", "pokerstars"]),
 )
+@example(lines=["\t", "[ 4 ]"], crlf=False, bad_byte=False, size=7, fmt="phh")
 def test_any_file_splits_as_read_hands_splits_it(
     tmp_path: Path, lines: list[str], crlf: bool, bad_byte: bool, size: int, fmt: str
 ) -> None:

@@ -180,7 +180,7 @@ def _block(piece: bytes, source: str, fmt: Format, index: int, line: int, first:
     start, end, first_line = split(array, skip, newlines)
     control = np.flatnonzero(((array < 32) & (array != 10)) | (array == 127))
     tainted = np.zeros(start.shape[0], dtype=np.bool_)
-    if control.size:
+    if control.size and start.size:
         tainted[np.unique(np.searchsorted(start, control, side="right") - 1).clip(0)] = True
     return Block(
         array,
