@@ -11,10 +11,11 @@ process (``time.process_time``, all its threads counted), so other jobs on a sha
 change them little; on a GPU they are per wall second. Every model is trained at its
 config's default batch size and network, on real data made here (``--seed``):
 
-* ``equity_seed`` and ``equity_improved``: the equity network (seed architecture, and the
-  improved one at the default width 768), batches of 512 deals (a hole pair and a 3-5 card
-  board with its exact equity against all 1,326 combos; 7,000 deals, 21,000 without
-  ``--quick``);
+* ``equity_seed``, ``equity_improved`` and ``equity_improved_bf16``: the equity network
+  (seed architecture, and the improved one at the default width 768, in float32 and in
+  bfloat16 mixed precision: fast where the CPU has AVX-512 BF16 or on a recent GPU),
+  batches of 512 deals (a hole pair and a 3-5 card board with its exact equity against all
+  1,326 combos; 7,000 deals, 21,000 without ``--quick``);
 * ``oracle``: the range oracle, batches of 64 simulated micro-zoom hands (all questions
   about a hand: ``oracle_examples_per_s`` counts those);
 * ``population``: the population action model, batches of 512 decision rows of simulated
@@ -50,6 +51,8 @@ The last line printed is one JSON object with these keys:
 * ``oracle_examples_per_s``: the oracle's step rate in questions rather than hands;
 * ``ratio_seed_vs_improved_step`` and ``ratio_seed_vs_improved_bare``: the equity network's
   seed architecture over the improved one;
+* ``ratio_bf16_vs_fp32_step`` and ``ratio_bf16_vs_fp32_bare``: the improved equity network
+  trained in bfloat16 mixed precision (``precision = "bf16"``) over float32;
 * ``clock``: ``cpu`` (CPU-seconds) or ``wall``;
 * ``device``, ``threads``, ``quick``, ``seed``: the options given.
 """
@@ -79,7 +82,7 @@ from poolshark.models.range_oracle import BatchTensors, build_oracle
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 from poolshark.train.action import PopulationTrainConfig, train_population
-from poolshark.train.common import count_parameters, require_device
+from poolshark.train.common import Precision, autocast, count_parameters, require_device
 from poolshark.train.equity import EquityTrainConfig, to_samples, train_equity
 from poolshark.train.oracle import (
     SIM_TABLES,
@@ -102,6 +105,7 @@ WARM_UP = 2
 UNITS = {
     "equity_seed": "deals",
     "equity_improved": "deals",
+    "equity_improved_bf16": "deals",
     "oracle": "hands",
     "population": "rows",
     "ppo": "transitions",
@@ -220,10 +224,24 @@ def backward_of(model: torch.nn.Module, loss: Callable[[], torch.Tensor]) -> Cal
     return work
 
 
-def equity(arch: str, data: Path, folder: Path, sizes: Sizes, device: str, threads: int) -> Figures:
+def equity(
+    arch: str,
+    data: Path,
+    folder: Path,
+    sizes: Sizes,
+    device: str,
+    threads: int,
+    precision: Precision = "fp32",
+) -> Figures:
     """The equity network: its trainer's step and the bare pass on one batch of 512."""
     config = EquityTrainConfig(
-        data=data, out=folder / arch, arch=arch, epochs=1, device=device, threads=threads
+        data=data,
+        out=folder / f"{arch}-{precision}",
+        arch=arch,
+        epochs=1,
+        device=device,
+        threads=threads,
+        precision=precision,
     )
     step = trainer_step_seconds(
         lambda on_step: train_equity(config, on_step=on_step), sizes.equity_steps, device
@@ -233,11 +251,13 @@ def equity(arch: str, data: Path, folder: Path, sizes: Sizes, device: str, threa
     batch = config.batch_size
     samples = to_samples(load_dataset(data), slice(0, batch), device)
     holes, boards, target, mask = samples.batch(torch.arange(batch, device=torch.device(device)))
-    bare = bare_seconds(
-        backward_of(model, lambda: masked_mse(model(holes, boards), target, mask)),
-        sizes.bare_repeats,
-        device,
-    )
+
+    def loss() -> torch.Tensor:
+        with autocast(torch.device(device), precision):
+            predicted = model(holes, boards)
+        return masked_mse(predicted.float(), target, mask)
+
+    bare = bare_seconds(backward_of(model, loss), sizes.bare_repeats, device)
     return Figures(batch, count_parameters(model), batch / step, batch / bare, sizes.equity_steps)
 
 
@@ -380,6 +400,9 @@ def main() -> None:
         data = save_dataset(deals, folder / "equity.npz")
         for arch in ("seed", "improved"):
             results[f"equity_{arch}"] = equity(arch, data, folder, sizes, args.device, args.threads)
+        results["equity_improved_bf16"] = equity(
+            "improved", data, folder, sizes, args.device, args.threads, "bf16"
+        )
         results["oracle"], examples_per_hand = oracle(
             folder, sizes, args.seed, args.device, args.threads
         )
@@ -388,6 +411,7 @@ def main() -> None:
     results["ppo_small_cpu"] = ppo("small-cpu", sizes, args.seed, args.device, args.threads)
 
     seed_arch, improved = results["equity_seed"], results["equity_improved"]
+    bf16 = results["equity_improved_bf16"]
     if not args.json:
         print_table(
             f"Training samples per {'CPU-' if args.device == 'cpu' else 'wall '}second,"
@@ -409,6 +433,16 @@ def main() -> None:
                  f"{seed_arch.bare_per_s / improved.bare_per_s:.2f}x"],
             ],
         )  # fmt: skip
+        print_table(
+            "Improved equity network, bfloat16 mixed precision vs float32",
+            ["figure", "fp32 /s", "bf16 /s", "bf16 is"],
+            [
+                ["step", improved.step_per_s, bf16.step_per_s,
+                 f"{bf16.step_per_s / improved.step_per_s:.2f}x"],
+                ["bare", improved.bare_per_s, bf16.bare_per_s,
+                 f"{bf16.bare_per_s / improved.bare_per_s:.2f}x"],
+            ],
+        )  # fmt: skip
     emit(
         {
             "step_samples_per_s": {name: f.step_per_s for name, f in results.items()},
@@ -420,6 +454,8 @@ def main() -> None:
             "oracle_examples_per_s": results["oracle"].step_per_s * examples_per_hand,
             "ratio_seed_vs_improved_step": seed_arch.step_per_s / improved.step_per_s,
             "ratio_seed_vs_improved_bare": seed_arch.bare_per_s / improved.bare_per_s,
+            "ratio_bf16_vs_fp32_step": bf16.step_per_s / improved.step_per_s,
+            "ratio_bf16_vs_fp32_bare": bf16.bare_per_s / improved.bare_per_s,
             "clock": "cpu" if args.device == "cpu" else "wall",
             "device": args.device,
             "threads": args.threads,

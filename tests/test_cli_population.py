@@ -60,7 +60,7 @@ def test_eval_on_fresh_hands(trained) -> None:  # type: ignore[no-untyped-def]
     result = runner.invoke(
         app,
         ["eval", "--checkpoint", str(out / "best.pt"), "--pool", "micro-zoom", "--hands", "300",
-         "--simulation-seed", "7", "--json"],
+         "--simulation-seed", "7", "--threads", "1", "--json"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -98,6 +98,20 @@ def test_sft_on_the_busiest_player(trained, tmp_path) -> None:  # type: ignore[n
         (
             ["eval", "--checkpoint", "missing.pt", "--pool", "micro-zoom", "--hands", "10"],
             "no checkpoint",
+        ),
+        (
+            [
+                "eval",
+                "--checkpoint",
+                "missing.pt",
+                "--pool",
+                "micro-zoom",
+                "--hands",
+                "10",
+                "--threads",
+                "0",
+            ],
+            "--threads must be at least 1",
         ),
     ],
 )

@@ -184,12 +184,14 @@ def test_masked_mse_ignores_impossible_combos() -> None:
     torch.testing.assert_close(masked_mse(scrambled, target, mask), loss)
 
 
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_a_short_run_lowers_the_validation_error_and_checkpoints_load_weights_only(
-    data_file: Path, dataset: EquityDataset, tmp_path: Path
+    data_file: Path, dataset: EquityDataset, tmp_path: Path, precision: str
 ) -> None:
     """Six short epochs beat the untrained network (which predicts about 0.5 everywhere) by
-    a clear margin on held-out samples; best.pt loads with weights_only=True."""
-    config = tiny_config(data_file, tmp_path / "run")
+    a clear margin on held-out samples, in float32 and in bfloat16 mixed precision; best.pt
+    loads with weights_only=True and holds float32 weights."""
+    config = tiny_config(data_file, tmp_path / "run", precision=precision)
     torch.manual_seed(config.seed)
     untrained = build_model("improved", config.model_hyperparameters())
     val = to_samples(dataset, slice(480, 600), "cpu")
@@ -203,6 +205,8 @@ def test_a_short_run_lowers_the_validation_error_and_checkpoints_load_weights_on
     assert payload["format"] == CHECKPOINT_FORMAT
     assert payload["data_fingerprint"] == dataset.fingerprint
     assert payload["config"]["arch"] == "improved"
+    assert payload["config"]["precision"] == precision
+    assert all(t.dtype == torch.float32 for t in payload["model"].values() if t.is_floating_point())
     model, _ = load_equity_net(tmp_path / "run" / "best.pt")
     assert evaluate(model, val).mse == pytest.approx(result.best_val.mse)
     report, info = evaluate_checkpoint(tmp_path / "run" / "best.pt", data_file)
@@ -220,12 +224,14 @@ class KilledError(Exception):
     """Stands in for a run killed between two checkpoints."""
 
 
-@pytest.mark.parametrize("arch", ["seed", "improved"])
+@pytest.mark.parametrize(
+    ("arch", "precision"), [("seed", "fp32"), ("improved", "fp32"), ("improved", "bf16")]
+)
 def test_a_killed_run_resumes_to_the_same_weights(
-    data_file: Path, tmp_path: Path, arch: str
+    data_file: Path, tmp_path: Path, arch: str, precision: str
 ) -> None:
     """Kill after step 10 (checkpoint at step 7), resume: weights equal an unbroken run's."""
-    changes: dict[str, object] = {"arch": arch, "epochs": 2}
+    changes: dict[str, object] = {"arch": arch, "epochs": 2, "precision": precision}
     straight = train_equity(tiny_config(data_file, tmp_path / "straight", **changes))
 
     def kill(step: int, _total: int) -> None:
@@ -268,6 +274,7 @@ def test_config_validation_and_toml(tmp_path: Path) -> None:
         {"arch": "transformer"},
         {"surprise": 1},
         {"arch": "seed", "dropout": 0.3},
+        {"precision": "fp16"},
     ):
         with pytest.raises(ValidationError):
             EquityTrainConfig.model_validate({**base, **bad})

@@ -118,6 +118,9 @@ def train(
     seed: Annotated[int | None, typer.Option(help="Seed for weights and batch order.")] = None,
     threads: ThreadsOption = None,
     patience: PatienceOption = None,
+    precision: Annotated[
+        str | None, typer.Option(help="fp32 or bf16 (bfloat16 mixed precision).")
+    ] = None,
     max_samples: Annotated[
         int | None, typer.Option(help="Use only the first N samples of --data.")
     ] = None,
@@ -139,6 +142,7 @@ def train(
         "seed": seed,
         "threads": threads,
         "patience": patience,
+        "precision": precision,
         "max_samples": max_samples,
     }
     with user_errors():

@@ -165,6 +165,7 @@ def evaluate(
     rows: RowsOption = None,
     device: DeviceOption = None,
     seed: SeedOption = None,
+    threads: ThreadsOption = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Score a saved model on fresh simulated hands (use another --simulation-seed than
@@ -184,8 +185,14 @@ def evaluate(
                 }
             )
         )
+        if threads is not None and threads < 1:
+            raise ValueError(f"--threads must be at least 1, not {threads}")
         report = evaluate_checkpoint(
-            checkpoint, data, device=device or "cpu", seed=0 if seed is None else seed
+            checkpoint,
+            data,
+            device=device or "cpu",
+            seed=0 if seed is None else seed,
+            threads=threads,
         )
     if json_output:
         print_json(report)

@@ -847,12 +847,19 @@ def _restore(
 
 
 def evaluate_checkpoint(
-    checkpoint: Path, data: DataConfig, *, device: str = "cpu", seed: int = 0
+    checkpoint: Path,
+    data: DataConfig,
+    *,
+    device: str = "cpu",
+    seed: int = 0,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """A saved model on new data built with its own range source: its figures, and the
     baselines' fitted on the first half of the new hands and scored, with the model, on the
-    second half."""
+    second half. ``threads``: torch CPU threads (None: torch's default)."""
     _check_device(device)
+    if threads is not None:
+        torch.set_num_threads(threads)
     model, payload = load_population_net(checkpoint, device)
     spec = str(payload["range_source"])
     data = data.model_copy(update={"ranges": spec})

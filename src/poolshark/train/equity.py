@@ -34,6 +34,8 @@ from poolshark.models.equity_net import (
     possible_combos,
 )
 from poolshark.train.common import (
+    Precision,
+    autocast,
     check_device_name,
     count_parameters,
     require_device,
@@ -59,7 +61,8 @@ class EquityTrainConfig(BaseModel):
     ``arch`` picks the network; ``width``, ``blocks``, ``head`` and ``dropout`` shape the
     improved one (the seed network is fixed, dropout 0.1). ``val_fraction`` of the data is
     held out unless ``val_data`` names a separate file. ``patience``: stop after that many
-    epochs without a better validation MSE (None: never stop early).
+    epochs without a better validation MSE (None: never stop early). ``precision``: ``bf16``
+    trains in bfloat16 mixed precision (:func:`poolshark.train.common.autocast`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -78,6 +81,7 @@ class EquityTrainConfig(BaseModel):
     learning_rate: float = Field(1e-3, gt=0.0, le=1.0)
     weight_decay: float = Field(0.0, ge=0.0, le=1.0)
     schedule: Literal["cosine", "constant"] = "cosine"
+    precision: Precision = "fp32"
     seed: int = Field(0, ge=0)
     device: str = "cpu"
     threads: int | None = Field(None, ge=1, le=1024)
@@ -389,7 +393,9 @@ def train_equity(
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
-                loss = masked_mse(model(holes, boards), equity, mask)
+                with autocast(device, config.precision):
+                    predicted = model(holes, boards)
+                loss = masked_mse(predicted.float(), equity, mask)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()
