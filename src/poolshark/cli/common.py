@@ -105,14 +105,7 @@ def matrices_with_progress(*, quiet: bool = False, threads: int | None = None) -
         return ready
     if not quiet:
         errors.print("Building the exact preflop matrices once (a few minutes; then cached).")
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=errors,
-        disable=quiet,
-    ) as bar:
+    with progress_bar(quiet) as bar:
         task = bar.add_task("matchups", total=None)
         return preflop_matrices(
             progress=lambda done, total: bar.update(task, completed=done, total=total),
@@ -120,8 +113,9 @@ def matrices_with_progress(*, quiet: bool = False, threads: int | None = None) -
         )
 
 
-def progress_bar(quiet: bool) -> Progress:
-    """A progress bar on stderr, hidden when ``quiet`` (``--json``)."""
+def progress_bar(quiet: bool, *, transient: bool = False) -> Progress:
+    """A progress bar on stderr (done/total and time left), hidden when ``quiet``
+    (``--json``); a ``transient`` one is erased when it ends."""
     return Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -129,6 +123,7 @@ def progress_bar(quiet: bool) -> Progress:
         TimeRemainingColumn(),
         console=errors,
         disable=quiet,
+        transient=transient,
     )
 
 

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
-from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.cli.common import JsonFlag, console, print_json, progress_bar, user_errors
 from poolshark.evaluate.agents import Agent
 from poolshark.evaluate.loading import load_agent
 from poolshark.evaluate.match import (
@@ -95,15 +94,7 @@ def _play(
     quiet: bool,
 ) -> MatchResult:
     """The match, with a progress bar on stderr unless ``quiet``."""
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=errors,
-        disable=quiet,
-        transient=True,
-    ) as bar:
+    with progress_bar(quiet, transient=True) as bar:
         task = bar.add_task("hands", total=None)
         return play_match(
             agents,

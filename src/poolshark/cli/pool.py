@@ -7,10 +7,9 @@ from typing import Annotated
 
 import numpy as np
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
-from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.cli.common import JsonFlag, console, print_json, progress_bar, user_errors
 from poolshark.cli.stats import stats_table
 from poolshark.pool.pools import list_pools, load_pool
 from poolshark.pool.simulate import Format, SimulatedHands, check_request, write_simulation
@@ -76,15 +75,7 @@ def simulate_command(
         chosen: Format = (
             "pokerstars" if format == "pokerstars" else "phh" if format == "phh" else "both"
         )
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=errors,
-            disable=json_output,
-            transient=True,
-        ) as bar:
+        with progress_bar(json_output, transient=True) as bar:
             task = bar.add_task(f"{pool.name}: hands", total=hands)
             summary = write_simulation(
                 pool,
