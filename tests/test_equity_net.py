@@ -263,6 +263,29 @@ def test_resume_refuses_missing_foreign_or_changed_runs(data_file: Path, tmp_pat
         train_equity(changed, resume=True)
 
 
+def test_a_run_saved_before_a_config_key_existed_resumes_with_its_default(
+    data_file: Path, tmp_path: Path
+) -> None:
+    """A checkpoint whose config lacks a key (it predates ``precision``) resumes when the
+    key holds its default, and is refused when the key asks for something else."""
+    config = tiny_config(data_file, tmp_path / "run", epochs=2)
+
+    def kill(step: int, _total: int) -> None:
+        if step == 10:
+            raise KilledError
+
+    with pytest.raises(KilledError):
+        train_equity(config, on_step=kill)
+    last = tmp_path / "run" / "last.pt"
+    payload = torch.load(last, weights_only=True)
+    del payload["config"]["precision"]
+    torch.save(payload, last)
+    bf16 = tiny_config(data_file, tmp_path / "run", epochs=2, precision="bf16")
+    with pytest.raises(TrainingError, match="precision"):
+        train_equity(bf16, resume=True)
+    assert train_equity(config, resume=True).epochs_run == 2
+
+
 def test_config_validation_and_toml(tmp_path: Path) -> None:
     """Bad values, unknown keys and bad TOML are refused; overrides replace file values."""
     base = {"data": "d.npz", "out": "runs/x"}

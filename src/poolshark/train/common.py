@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import torch
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 DEVICE_PATTERN = re.compile(r"^(cpu|cuda(:\d+)?)$")
 
@@ -80,6 +81,17 @@ def count_parameters(model: torch.nn.Module) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
+def _default_of(config: BaseModel, key: str) -> Any:
+    """The JSON form of a config key's default (a stand-in for "no default" when required)."""
+    field = type(config).model_fields.get(key)
+    if field is None or field.is_required():
+        return _NO_DEFAULT
+    return to_jsonable_python(field.get_default(call_default_factory=True))
+
+
+_NO_DEFAULT = object()
+
+
 def restore_run(
     payload: Mapping[str, Any],
     path: Path,
@@ -93,13 +105,18 @@ def restore_run(
     """Load a ``last.pt`` payload into ``model`` and ``optimizer`` (and torch's random
     state, when it was saved) after checking it belongs to this run: the same data
     (``fingerprint``, when the trainer has one) and a config changed only in ``resumable``
-    keys. ``error`` says what does not match."""
+    keys. A key the checkpoint predates counts as its default, so adding a config key does
+    not strand older runs. ``error`` says what does not match."""
     if fingerprint is not None and payload["data_fingerprint"] != fingerprint:
         raise error(f"{str(path)!r} was trained on other data; cannot resume on this data")
     saved = dict(payload["config"])
     now = config.model_dump(mode="json")
     allowed = set(resumable)
-    changed = sorted(key for key in now if key not in allowed and saved.get(key) != now[key])
+    changed = sorted(
+        key
+        for key in now
+        if key not in allowed and saved.get(key, _default_of(config, key)) != now[key]
+    )
     if changed:
         raise error(f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}")
     model.load_state_dict(payload["model"])
