@@ -41,6 +41,16 @@ WARNING_REASONS: dict[str, str] = {
 }
 
 
+#: Every code in ``HandRecord.variants``: a house rule the record shows where sites and
+#: engines differ. A record is evidence: a known variant is accepted and kept, never guessed.
+VARIANTS: dict[str, str] = {
+    "limit-cap-4": "fixed-limit betting capped at a bet and four raises instead of three",
+    "odd-chip": "a split pot's odd chip went to a winner other than the first left of the button",
+    "rake-split": "a split pot's shares differ by the rounding of the rake taken from it",
+    "capped-no-limit": "no-limit with a cap on what each player may put in the hand",
+}
+
+
 class HistoryError(ValueError):
     """A hand that cannot be accepted; ``reason`` is a short stable code for the counts."""
 
@@ -101,6 +111,7 @@ class HandRecord:
     small_bet: int = 0  # fixed-limit bet sizes (0 in no-limit)
     big_bet: int = 0
     warnings: tuple[str, ...] = ()  # codes of WARNING_REASONS, set by the replay's judge
+    variants: tuple[str, ...] = ()  # codes of VARIANTS: the house rules the record shows
     extra: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
