@@ -67,7 +67,8 @@ def test_files_split_into_hands_with_their_place() -> None:
 
 def test_glued_files_utf16_and_bad_bytes() -> None:
     """A hand glued to the last without a blank line (a second BOM between them) still
-    starts a new hand; UTF-16 files are read; undecodable bytes reject only their hand."""
+    starts a new hand; UTF-16 files are read; a hand that is not UTF-8 is read as
+    Windows-1252; another room's file yields its hands, each rejected."""
     one = (FIXTURES / "heads_up_antes_cash_out_run_twice.txt").read_bytes()
     first, second = one.split(b"\n\n")[:2]
     glued = codecs.BOM_UTF8 + first + b"\n" + codecs.BOM_UTF8 + second + b"\n"
@@ -78,16 +79,15 @@ def test_glued_files_utf16_and_bad_bytes() -> None:
         "230000000001",
         "230000000777",
     ]
-    broken = first.replace(b"lefty", b"lef\xfft", 1) + b"\n\n" + second
-    bad, good = split_hands(io.BytesIO(broken))
-    assert bad.error is not None
-    with pytest.raises(HistoryError, match="UTF-8") as caught:
-        parse_hand(bad)
-    assert caught.value.reason == "malformed"
-    assert parse_hand(good).hand_id == "230000000777"
+    latin = first.replace(b"lefty", "lefté".encode("cp1252")) + b"\n\n" + second
+    windows, utf8 = split_hands(io.BytesIO(latin))
+    assert (windows.encoding, utf8.encoding) == ("cp1252", "utf-8")
+    assert "lefté" in [seat.player for seat in parse_hand(windows).seats]
+    assert parse_hand(utf8).hand_id == "230000000777"
+    (other,) = split_hands(io.BytesIO(b"Full Tilt Poker Game #1: ...\n"))
     with pytest.raises(HistoryError) as unknown:
-        list(split_hands(io.BytesIO(b"Full Tilt Poker Game #1: ...\n")))
-    assert unknown.value.reason == "unsupported-format"
+        parse_hand(other)
+    assert unknown.value.reason == "unsupported-site"
     assert list(split_hands(io.BytesIO(b"\n\n"))) == []
 
 

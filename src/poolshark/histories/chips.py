@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-#: Currency symbols the readers know, and the ISO code each stands for.
-SYMBOL_CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP"}
+#: Currency symbols the readers know, and the ISO code each stands for (``¥``: the yuan
+#: of PokerStars' Chinese tables, whose headers say ``CNY``).
+SYMBOL_CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY"}
 CURRENCY_SYMBOL = {code: symbol for symbol, code in SYMBOL_CURRENCY.items()}
+#: The currency code of amounts written without a symbol in a real-money game: bare chips
+#: (ISO 4217's code for "no currency").
+CHIPS = "XXX"
 
 _SCALE = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
 

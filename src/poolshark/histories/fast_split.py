@@ -31,6 +31,7 @@ from poolshark.histories.split import (
     sniff_format,
     split_hands,
     split_lines,
+    utf16_of,
 )
 
 Int64s = npt.NDArray[np.int64]
@@ -41,7 +42,6 @@ BLOCK_BYTES = 1 << 20
 _SNIFF_BYTES = 64 * 1024
 _RAWS_PER_BLOCK = 1000
 _BOM = codecs.BOM_UTF8
-_UTF16 = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 _EMPTY_BYTES: UInt8s = np.zeros(0, dtype=np.uint8)
@@ -111,7 +111,7 @@ def read_blocks(
         if not head.strip():
             return
         chosen = format or format_from_name(path.name) or sniff_format(head)
-        if head.startswith(_UTF16):  # the Python reader decodes UTF-16, streamed
+        if utf16_of(head) is not None:  # the Python reader decodes UTF-16, streamed
             stream.seek(0)
             hands = split_hands(stream, source=source, format=chosen)
             index = 0
@@ -147,6 +147,11 @@ def _cut(data: bytearray, fmt: Format) -> int:
     """Where ``data`` can be cut between hands (0: nowhere yet)."""
     if fmt == "pokerstars":
         blank = max(data.rfind(b"\n\n"), data.rfind(b"\n\r\n"))
+        separator = data.rfind(b"\n****")
+        if separator > blank:  # a hand-archive separator line starts the next block
+            stop = data.find(b"\n", separator + 1)
+            if stop >= 0 and bytes(data[separator + 1 : stop]).rstrip().endswith(b"*"):
+                return separator + 1
         if blank < 0:
             return 0
         return blank + (2 if data[blank + 1] == 10 else 3)
@@ -170,7 +175,15 @@ def _block(piece: bytes, source: str, fmt: Format, index: int, line: int, first:
     plain = b"\r" not in data and (ascii_only or (not _has_bom(data, skip) and _utf8(data)))
     if not plain:
         raws = tuple(
-            RawHand(raw.text, raw.source, raw.index + index, raw.line + line - 1, fmt, raw.error)
+            RawHand(
+                raw.text,
+                raw.source,
+                raw.index + index,
+                raw.line + line - 1,
+                fmt,
+                raw.error,
+                raw.encoding,
+            )
             for raw in split_lines(io.BytesIO(piece), source=source, format=fmt)
         )
         return Block(_EMPTY_BYTES, source, fmt, index, _NONE, _NONE, _NONE, raws)
@@ -213,23 +226,46 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
+_POKERSTARS = np.frombuffer(b"pokerstars ", dtype=np.uint8).copy()
+
+
 @nb.njit(cache=True, nogil=True, inline="always")
-def _blank(data: UInt8s, start: int, stop: int) -> bool:
-    """Whether ``data[start:stop]`` is only ASCII whitespace (``bytes.isspace``, or empty)."""
-    for i in range(start, stop):
-        byte = data[i]
-        if not (byte == 32 or 9 <= byte <= 13):
+def _separator(data: UInt8s, start: int, stop: int) -> bool:
+    """Whether ``data[start:stop]`` separates hands as ``split.separates_hands`` says: only
+    whitespace, or (stripped) four asterisks first and one last."""
+    while start < stop and (data[start] == 32 or 9 <= data[start] <= 13):
+        start += 1
+    while stop > start and (data[stop - 1] == 32 or 9 <= data[stop - 1] <= 13):
+        stop -= 1
+    if start == stop:
+        return True
+    if stop - start < 4 or data[stop - 1] != 42:
+        return False
+    return data[start] == 42 and data[start + 1] == 42 and data[start + 2] == 42 and data[start + 3] == 42
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _opens(data: UInt8s, at: int, stop: int, word: UInt8s) -> bool:
+    """Whether the line ``data[at:stop]`` starts a hand as ``split.starts_hand`` says:
+    ``word`` (lower case) in any case, after any indentation."""
+    while at < stop and (data[at] == 32 or 9 <= data[at] <= 13):
+        at += 1
+    if stop - at < word.shape[0]:
+        return False
+    for i in range(word.shape[0]):
+        byte = data[at + i]
+        if word[i] == 32:
+            if byte != 32:
+                return False
+        elif not ((65 <= byte <= 90 or 97 <= byte <= 122) and byte | 32 == word[i]):
             return False
     return True
 
 
-_POKERSTARS = np.frombuffer(b"PokerStars ", dtype=np.uint8).copy()
-
-
 @nb.njit(cache=True, nogil=True)
 def _split_pokerstars(data: UInt8s, skip: int, newlines: Int64s) -> tuple[Int64s, Int64s, Int64s]:
-    """Hands separated by blank lines, or started by a ``PokerStars `` line: (start, end,
-    index of the first line in the block) of each."""
+    """Hands separated by blank or separator lines, or started by a ``PokerStars `` line:
+    (start, end, index of the first line in the block) of each."""
     size = data.shape[0]
     lines = newlines.shape[0] + 1
     start = np.empty(lines, np.int64)
@@ -243,19 +279,13 @@ def _split_pokerstars(data: UInt8s, skip: int, newlines: Int64s) -> tuple[Int64s
         if at >= size:
             break
         stop = newlines[k] if k < newlines.shape[0] else size
-        if _blank(data, at, stop):
+        if _separator(data, at, stop):
             if current:
                 end[hands] = at
                 hands += 1
                 current = False
         else:
-            opens = stop - at >= word.shape[0]
-            if opens:
-                for i in range(word.shape[0]):
-                    if data[at + i] != word[i]:
-                        opens = False
-                        break
-            if current and opens:
+            if current and _opens(data, at, stop, word):
                 end[hands] = at
                 hands += 1
                 current = False

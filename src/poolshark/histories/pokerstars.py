@@ -32,27 +32,48 @@ from poolshark.cards.hand_value import Category, all_keys
 from poolshark.engine.config import Betting
 from poolshark.engine.pots import side_pots, split_pot, take_rake
 from poolshark.engine.table import Move, Street
-from poolshark.histories.chips import CURRENCY_SYMBOL, SYMBOL_CURRENCY, cents, format_chips
+from poolshark.histories.chips import CHIPS, CURRENCY_SYMBOL, SYMBOL_CURRENCY, cents, format_chips
 from poolshark.histories.record import HandRecord, HistoryError, RecordedAction, Seat
 
 SITE = "PokerStars"
 
+_SYMBOLS = "".join(SYMBOL_CURRENCY)
+_AMOUNT = rf"[{_SYMBOLS}]?[\d,]+(?:\.\d+)?"
+#: ``ROOM [Zoom ]Hand|Game #ID:`` the start of every header in PokerStars' layout.
+_ROOM_RE = re.compile(r"(.*?) (Zoom )?(?:Hand|Game) #([\w-]+): *", re.IGNORECASE)
+#: The rest of the header: ``Hold'em No Limit ($1/$2 USD) - 2009/10/12 23:45:12 ET
+#: [...]`` and the older ``... - 2009/10/12 - 23:45:12 (ET)``; any case.
 _HEADER_RE = re.compile(
-    r"PokerStars (Zoom )?(?:Hand|Game) #(\d+): +(.+?) \(([^()]*)\) - "
-    r"(\d{4})/(\d{1,2})/(\d{1,2}) (\d{1,2}):(\d{2}):(\d{2})(?: ([A-Za-z]+))?(?: \[.*\])?"
+    r"(.+?) \(([^()]*)\) - (\d{4})/(\d{1,2})/(\d{1,2})(?: - | )(\d{1,2}):(\d{2}):(\d{2})"
+    r"(?: \(?([A-Za-z]+)\)?)?(?: \[.*\])?",
+    re.IGNORECASE,
 )
-_TABLE_RE = re.compile(r"Table '(.*)' (\d+)-max( \(Play Money\))? Seat #(\d+) is the button")
+#: ``$3/$6 - $120 Cap -  USD``: the stakes of a capped no-limit table.
+_CAP_RE = re.compile(rf"(.*?) - ({_AMOUNT}) Cap(?: - *(.*))?", re.IGNORECASE)
+_TABLE_RE = re.compile(
+    r"Table '(.*)'(?: (\d+)-max)?( \(Play Money\))?(?: \(Real Money\))? Seat #(\d+) is the button"
+)
 _SEAT_RE = re.compile(
-    r"Seat (\d+): (.+) \(([$€£]?[\d,]+(?:\.\d+)?) in chips(?:, [$€£]?[\d,.]+ bounty)?\)(.*)"
+    rf"Seat (\d+): (.+) \(({_AMOUNT}) in chips(?:, {_AMOUNT} bounty)?\)(.*)"
 )
-_COLLECTED_RE = re.compile(
-    r"(.+) collected ([$€£]?[\d,]+(?:\.\d+)?) from (pot|main pot|side pot(?:-\d+)?)"
-)
-_UNCALLED_RE = re.compile(r"Uncalled bet \(([$€£]?[\d,]+(?:\.\d+)?)\) returned to (.+)")
+_COLLECTED_RE = re.compile(rf"(.+) collected ({_AMOUNT}) from (pot|main pot|side pot(?:-\d+)?)")
+_UNCALLED_RE = re.compile(rf"Uncalled bet \(({_AMOUNT})\) returned to (.+)")
+_CAP_SUFFIX_RE = re.compile(rf" and has reached the ({_AMOUNT}) cap")
+#: Rooms other than PokerStars whose text follows PokerStars' layout, read as such with
+#: the site recorded (the header's room, lower case -> the site).
+OTHER_ROOMS = {
+    "poker": "GGPoker",
+    "run it once poker": "Run It Once",
+    "pokermaster": "PokerMaster",
+    "pokerbros": "PokerBros",
+    "pokerstars.fr": "PokerStars",
+    "pokerstars.it": "PokerStars",
+    "pokerstars.es": "PokerStars",
+}
 _CARDS_RE = re.compile(r"\[([^\]]*)\]")
-_POT_RE = re.compile(r"(Main pot|Side pot(?:-\d+)?) ([$€£]?[\d,]+(?:\.\d+)?)\.")
+_POT_RE = re.compile(rf"(Main pot|Side pot(?:-\d+)?) ({_AMOUNT})\.")
 _SHOWN_RE = re.compile(r"(?:showed|mucked) \[([^\]]+)\]")
-_GAMES = {"Hold'em No Limit": Betting.NO_LIMIT, "Hold'em Limit": Betting.FIXED_LIMIT}
+_GAMES = {"hold'em no limit": Betting.NO_LIMIT, "hold'em limit": Betting.FIXED_LIMIT}
 _STREETS = {"FLOP": Street.FLOP, "TURN": Street.TURN, "RIVER": Street.RIVER}
 _BOARD_SIZE = {Street.FLOP: 3, Street.TURN: 4, Street.RIVER: 5}
 _STREET_NAMES = {Street.FLOP: "Flop", Street.TURN: "Turn", Street.RIVER: "River"}
@@ -70,8 +91,13 @@ _NOTICES = (
     "will be allowed to play after the button",
     "was removed from the table for failing to post",
     "is feeling normal again",
+    "is waiting for big blind",
+    "is waiting for the big blind",
+    "waits for big blind",
 )
 _NOTICE_PREFIXES = ("joins the table at seat #",)
+#: Lines of the whole table that move no chips.
+_TABLE_NOTICES = ("Betting is capped",)
 _CACHE_LIMIT = 100_000
 _action_cache: dict[tuple[Street, int, Move, int, bool], RecordedAction] = {}
 _money_cache: dict[str, int] = {}
@@ -85,7 +111,7 @@ def parse_pokerstars(text: str) -> HandRecord:
 
     It does not replay the hand (see ``histories.replay``).
     """
-    lines = [line.rstrip() for line in text.lstrip("\ufeff").split("\n")]
+    lines = [line.rstrip().lstrip(" \t") for line in text.lstrip("\ufeff").split("\n")]
     while lines and not lines[-1]:
         lines.pop()
     try:
@@ -111,6 +137,9 @@ class _Reader:
         self.collected: dict[int, int] = {}
         self.extra: dict[str, str] = {}
         self.hero: int | None = None
+        self.site = SITE
+        self.cap = 0  # capped no-limit: the most a player may put in the hand
+        self.variants: list[str] = []
 
     # -- small helpers ----------------------------------------------------------------
 
@@ -177,9 +206,9 @@ class _Reader:
             self.extra["button_seat"] = str(button_seat)
         fixed = betting is Betting.FIXED_LIMIT
         return HandRecord(
-            site=SITE,
+            site=self.site,
             hand_id=hand_id,
-            seats=tuple(Seat(*self.seats[p][:3]) for p in self.dealt),
+            seats=self.dealt_seats(),
             button=button,
             small_blind=small_blind,
             big_blind=big_blind,
@@ -196,46 +225,79 @@ class _Reader:
             currency=currency,
             time=stamp,
             table=table,
-            max_seats=max_seats,
+            max_seats=max_seats or None,
             hero=self.hero,
             total_pot=total_pot,
             fast_fold=fast_fold,
             small_bet=low if fixed else 0,
             big_bet=high if fixed else 0,
+            variants=tuple(self.variants),
             extra=self.extra,
         )
 
+    def dealt_seats(self) -> tuple[Seat, ...]:
+        """The dealt players' seats. With a cap, each plays the smaller of stack and cap
+        (what the cap lets them lose, which the replay checks); the real stacks are kept
+        in ``extra["stacks"]``."""
+        seats = tuple(Seat(*self.seats[p][:3]) for p in self.dealt)
+        if not self.cap:
+            return seats
+        self.extra["stacks"] = " ".join(str(seat.stack) for seat in seats)
+        return tuple(Seat(s.number, s.player, min(s.stack, self.cap)) for s in seats)
+
     def header(self) -> tuple[str, bool, Betting, int, int, str, datetime, str | None]:
+        """The first line: room, hand id, game, stakes (a cap too), the clock. The room is
+        PokerStars in any case (a tracker's upper-case export included) or one of
+        :data:`OTHER_ROOMS`; other rooms' hands are rejected as ``unsupported-site``."""
         line = self.need("header")
-        if not line.startswith("PokerStars "):
-            raise HistoryError("unsupported-format", f"not a PokerStars hand: {line[:60]!r}")
-        if " Tournament #" in line:
+        if " home game #" in line.partition(":")[0].lower():
+            raise HistoryError("home-game", f"a home game: {line[:80]!r}")
+        room_match = _ROOM_RE.match(line)
+        if room_match is None:
+            name = _room_name(line)
+            if name:
+                raise HistoryError("unsupported-site", f"a {name} hand: {line[:80]!r}")
+            raise HistoryError("unsupported-format", f"not a hand history: {line[:60]!r}")
+        room = room_match.group(1).strip()
+        key = room.lower()
+        if key != "pokerstars" and key not in OTHER_ROOMS:
+            raise HistoryError("unsupported-site", f"a {room} hand: {line[:80]!r}")
+        self.site = SITE if key == "pokerstars" else OTHER_ROOMS[key]
+        rest = line[room_match.end() :]
+        if re.search(r"\bTournament #", rest, re.IGNORECASE):
             raise HistoryError("tournament", "a tournament hand")
-        if line.startswith("PokerStars Home Game"):
-            raise HistoryError("unsupported-game", "a home game")
-        match = _HEADER_RE.fullmatch(line)
+        match = _HEADER_RE.fullmatch(rest)
         if match is None:
             raise HistoryError("malformed", f"bad header {line!r}")
-        zoom, hand_id, game, stakes, year, month, day, hour, minute, second, zone = match.groups()
-        betting = _GAMES.get(game)
+        zoom, hand_id = room_match.group(2), room_match.group(3)
+        game, stakes, year, month, day, hour, minute, second, zone = match.groups()
+        betting = _GAMES.get(game.strip().lower())
         if betting is None:
             raise HistoryError("unsupported-game", game)
+        capped = _CAP_RE.fullmatch(stakes)
+        if capped is not None:
+            if betting is not Betting.NO_LIMIT:
+                raise HistoryError("unsupported-game", f"a capped {game} game")
+            self.cap = _money(capped.group(2))
+            stakes = f"{capped.group(1)} {capped.group(3) or ''}".strip()
+            self.variants.append("capped-no-limit")
+            self.extra["cap"] = str(self.cap)
         amounts, _, code = stakes.partition(" ")
         low_text, slash, high_text = amounts.partition("/")
         symbol = low_text[:1]
-        if symbol not in SYMBOL_CURRENCY:
-            raise HistoryError("play-money", f"stakes {stakes!r} are not money")
         if not slash:
             raise HistoryError("malformed", f"bad stakes {stakes!r}")
         low, high = _money(low_text), _money(high_text)
+        currency = code.strip().upper() or SYMBOL_CURRENCY.get(symbol, CHIPS)
         stamp = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))
         bracket = line.rfind(" [")
         if bracket > 0 and line.endswith("]"):
             self.extra["time_et"] = line[bracket + 1 :]
         self.at += 1
-        return hand_id, bool(zoom), betting, low, high, code or SYMBOL_CURRENCY[symbol], stamp, zone
+        return hand_id, bool(zoom), betting, low, high, currency, stamp, zone
 
     def table_line(self) -> tuple[str, int, int]:
+        """``Table 'NAME' 9-max Seat #4 is the button``; the size may be missing (0)."""
         line = self.need("table line")
         match = _TABLE_RE.fullmatch(line)
         if match is None:
@@ -243,7 +305,7 @@ class _Reader:
         if match.group(3):
             raise HistoryError("play-money", "a play-money table")
         self.at += 1
-        return match.group(1), int(match.group(2)), int(match.group(4))
+        return match.group(1), int(match.group(2) or 0), int(match.group(4))
 
     def seat_lines(self) -> None:
         while (line := self.need("seats")).startswith("Seat "):
@@ -401,9 +463,17 @@ class _Reader:
             self.hero = index
 
     def action(self, position: int, rest: str, street: Street, twice: bool, line: str) -> bool:
-        """A ``NAME: ...`` line during the hand; False when it is not one of these."""
+        """A ``NAME: ...`` line during the hand; False when it is not one of these. With a
+        cap, ``and has reached the $10 cap`` marks the player all-in: the record's stack
+        is the cap (see :meth:`dealt_seats`)."""
         all_in = rest.endswith(" and is all-in")
         verb = rest[: -len(" and is all-in")] if all_in else rest
+        if self.cap and verb.endswith(" cap"):
+            reached = _CAP_SUFFIX_RE.search(verb)
+            if reached is not None and reached.end() == len(verb):
+                if _money(reached.group(1)) != self.cap:
+                    raise HistoryError("malformed", f"a cap other than the table's: {line!r}")
+                verb, all_in = verb[: reached.start()], True
         move: Move | None = None
         amount = 0
         if verb == "folds" or verb.startswith("folds ["):
@@ -460,6 +530,13 @@ class _Reader:
         """Lines that move no chips: seating changes, connection, chat, cash-out offers
         (kept in ``extra["cash_out"]``)."""
         if line.endswith('"') and ' said, "' in line:
+            return True
+        if line in _TABLE_NOTICES:
+            return True
+        deposit = line.find(": Table deposit ")
+        if deposit > 0 and line[:deposit] in self.names:
+            # chips a player adds to the table, for the hands after this one
+            self.extra["deposits"] = " | ".join(filter(None, (self.extra.get("deposits"), line)))
             return True
         if "Cashout" in line or " cashed out the hand for " in line:
             self.extra["cash_out"] = " | ".join(filter(None, (self.extra.get("cash_out"), line)))
@@ -579,6 +656,25 @@ class _Posts:
             if what == kind and not all_in and position in (None, who):
                 return chips
         return 0
+
+
+#: How other rooms' headers start, for the rejection message (lower case -> room).
+_OTHER_HEADERS = {
+    "full tilt poker": "Full Tilt",
+    "bovada": "Bovada",
+    "ignition": "Ignition",
+    "888poker": "888poker",
+    "winamax": "Winamax",
+    "partypoker": "partypoker",
+    "#game no": "partypoker",
+    "game #": "iPoker",
+}
+
+
+def _room_name(line: str) -> str:
+    """The room a header line not in PokerStars' layout comes from, or ``""``."""
+    lowered = line.lower()
+    return next((room for start, room in _OTHER_HEADERS.items() if lowered.startswith(start)), "")
 
 
 def _money(text: str) -> int:

@@ -27,6 +27,8 @@ REJECTION_REASONS: dict[str, str] = {
     "unsupported-game": "not Texas hold'em no-limit or fixed-limit (Omaha, pot-limit, ...)",
     "tournament": "a tournament hand (chips, not money)",
     "play-money": "a play-money hand",
+    "home-game": "a home game (a private club table: its stakes and rake are the club's)",
+    "unsupported-site": "another room's hand in a layout the reader does not take (Full Tilt, ...)",
     "unsupported-format": "neither PokerStars text nor PHH",
     "replay-illegal": "an action the rules forbid, or out of turn, when replayed",
     "replay-mismatch": "the replay disagrees with the record: amounts, board, pot or winnings",

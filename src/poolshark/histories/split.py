@@ -5,16 +5,23 @@ hand at a time. Each :class:`RawHand` keeps its text, the file it came from, its
 in that file and its first line number, so a rejected hand can be quarantined verbatim
 with a pointer to its source.
 
-* PokerStars text: hands are separated by blank lines; a line starting ``PokerStars ``
-  also starts a new hand (files glued together without a blank line). A UTF-8 byte-order
-  mark (at the start of the file or of a glued-in file) and CRLF line ends are removed;
-  UTF-16 files (with their byte-order mark) are read too.
+* PokerStars text (and other rooms' text in its layout): hands are separated by blank
+  lines and by hand-archive separator lines (``*********** # 2 **************``); a line
+  starting ``PokerStars `` in any case (after any indentation) also starts a new hand
+  (files glued together without a blank line). A UTF-8 byte-order mark (at the start of
+  the file or of a glued-in file) and CRLF line ends are removed.
+* Encodings: UTF-16 files (with a byte-order mark, or without one when every other byte
+  of the start is zero) are decoded per file; anything else per hand, as UTF-8 when it
+  is valid UTF-8, else as Windows-1252 (the euro sign is byte 0x80), else Latin-1. Each
+  :class:`RawHand` says which (``encoding``), so a file of mixed hands loses none.
 * PHH: a ``.phhs`` file holds TOML tables ``[1]``, ``[2]``, ...; each table header starts
   a hand (a dotted header such as ``[1.notes]`` stays with its hand). A ``.phh`` file
   without a header is one hand.
 
 The format comes from the ``format`` argument, else the extension (``.phh``, ``.phhs``),
-else the content (first meaningful line).
+else the content: PHH when the first meaningful line looks like TOML, else text. A file
+is never refused whole: a text file of hands from elsewhere yields its hands, which the
+reader rejects one by one with a reason.
 """
 
 from __future__ import annotations
@@ -34,7 +41,11 @@ Format = Literal["phh", "pokerstars"]
 
 _SNIFF_BYTES = 64 * 1024
 _BOM = codecs.BOM_UTF8
-_PS_STARTS = (b"PokerStars ", _BOM + b"PokerStars ")
+_HAND_START = b"pokerstars "
+_WHITESPACE = b" \t\n\r\x0b\x0c"
+UTF8, UTF16_LE, UTF16_BE, CP1252, LATIN1 = "utf-8", "utf-16-le", "utf-16-be", "cp1252", "latin-1"
+ENCODINGS = (UTF8, UTF16_LE, UTF16_BE, CP1252, LATIN1)
+"""The encodings a hand can be read with (``RawHand.encoding``)."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +53,9 @@ class RawHand:
     """One hand's text as it stood in its file.
 
     ``index`` counts hands from 0 within the file; ``line`` is the 1-based line its text
-    starts on. ``error`` is set when the bytes were not valid UTF-8 (the text then has
-    replacement characters and :func:`parse_hand` rejects it).
+    starts on. ``encoding`` is the encoding its bytes were read with (one of
+    :data:`ENCODINGS`). ``error`` is set when the bytes could not be decoded (the text then
+    has replacement characters and :func:`parse_hand` rejects it as ``malformed``).
     """
 
     text: str
@@ -52,6 +64,7 @@ class RawHand:
     line: int
     format: Format
     error: str | None = None
+    encoding: str = UTF8
 
 
 def parse_hand(raw: RawHand) -> HandRecord:
@@ -64,7 +77,7 @@ def parse_hand(raw: RawHand) -> HandRecord:
 
 
 def read_hands(path: str | Path, *, format: Format | None = None) -> Iterator[RawHand]:
-    """Every hand of one file, streamed; raises ``unsupported-format`` if it is neither."""
+    """Every hand of one file, streamed."""
     path = Path(path)
     chosen = format or format_from_name(path.name)
     with path.open("rb") as stream:
@@ -83,12 +96,15 @@ def split_hands(
     head = stream.read(_SNIFF_BYTES)
     if not head.strip():
         return  # an empty file holds no hands
-    lines = _utf8_lines(head, stream)
+    utf16 = utf16_of(head)
+    lines = _utf8_lines(head, stream, utf16)
     chosen = format or sniff_format(head)
-    if chosen == "phh":
-        yield from _split_phh(lines, source)
+    hands = _split_phh(lines, source) if chosen == "phh" else _split_pokerstars(lines, source)
+    if utf16 is None:
+        yield from hands
     else:
-        yield from _split_pokerstars(lines, source)
+        for raw in hands:
+            yield RawHand(raw.text, raw.source, raw.index, raw.line, raw.format, raw.error, utf16)
 
 
 def split_lines(lines: Iterable[bytes], *, source: str, format: Format) -> Iterator[RawHand]:
@@ -100,31 +116,44 @@ def split_lines(lines: Iterable[bytes], *, source: str, format: Format) -> Itera
 
 
 def sniff_format(head: bytes) -> Format:
-    """The format of a file from its first bytes; raises ``unsupported-format``."""
-    text = _decode_head(head)
+    """The format of a file from its first bytes: PHH when its first meaningful line is a
+    TOML table header or ``key = value``, else text (PokerStars and rooms writing like it;
+    hands in no known layout are rejected one by one by the reader)."""
+    utf16 = utf16_of(head)
+    text = head.decode("utf-16" if utf16 else "utf-8", errors="replace")
     for line in text.splitlines():
         line = line.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
             continue
-        if line.startswith("PokerStars "):
-            return "pokerstars"
-        if line.startswith("[") or "=" in line:
+        if line[:11].lower() != "pokerstars " and (line.startswith("[") or "=" in line):
             return "phh"
         break
-    raise HistoryError("unsupported-format", "neither PokerStars hand histories nor PHH")
+    return "pokerstars"
 
 
-def _decode_head(head: bytes) -> str:
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return head.decode("utf-16", errors="replace")
-    return head.decode("utf-8", errors="replace")
+def utf16_of(head: bytes) -> str | None:
+    """``utf-16-le``/``utf-16-be`` when a file starting with ``head`` is UTF-16 (a
+    byte-order mark, or ASCII text with every other byte zero), else None."""
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return UTF16_LE
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return UTF16_BE
+    sample = head[:512]
+    if len(sample) >= 8 and len(sample) % 2 == 0 and b"\x00" in sample:
+        if not sample[1::2].strip(b"\x00") and sample[0::2].isascii():
+            return UTF16_LE
+        if not sample[0::2].strip(b"\x00") and sample[1::2].isascii():
+            return UTF16_BE
+    return None
 
 
-def _utf8_lines(head: bytes, rest: BinaryIO) -> Iterator[bytes]:
-    """The stream's lines as UTF-8 bytes (``head`` is what was already read of it)."""
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+def _utf8_lines(head: bytes, rest: BinaryIO, utf16: str | None) -> Iterator[bytes]:
+    """The stream's lines as bytes, UTF-16 re-encoded as UTF-8 (``head`` is what was
+    already read of it)."""
+    if utf16 is not None:
         raw = io.BufferedReader(_Prepended(head, rest))
-        text = io.TextIOWrapper(raw, encoding="utf-16", errors="replace")
+        bom = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        text = io.TextIOWrapper(raw, encoding="utf-16" if bom else utf16, errors="replace")
         return (line.encode("utf-8") for line in text)
     return _rejoin(head, rest)
 
@@ -160,31 +189,56 @@ class _Prepended(io.RawIOBase):
         return len(data)
 
 
-def _hand(lines: list[bytes], source: str, index: int, line: int, fmt: Format) -> RawHand:
-    """Decode one hand's lines: UTF-8, no byte-order mark, no carriage returns."""
-    data = b"".join(lines)
-    error = None
+def decode_hand(data: bytes) -> tuple[str, str]:
+    """(text, encoding) of one hand's bytes: UTF-8 when they are valid UTF-8, else
+    Windows-1252, else Latin-1 (which decodes any byte)."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as problem:
-        text = data.decode("utf-8", errors="replace")
-        error = f"not valid UTF-8 at byte {problem.start} of the hand"
+        return data.decode(UTF8), UTF8
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode(CP1252), CP1252
+    except UnicodeDecodeError:
+        return data.decode(LATIN1), LATIN1
+
+
+def _hand(lines: list[bytes], source: str, index: int, line: int, fmt: Format) -> RawHand:
+    """Decode one hand's lines (:func:`decode_hand`): no byte-order mark, no carriage
+    returns."""
+    text, encoding = decode_hand(b"".join(lines))
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    return RawHand(text.lstrip("\ufeff").rstrip() + "\n", source, index, line, fmt, error)
+    text = text.lstrip("\ufeff").rstrip() + "\n"
+    return RawHand(text, source, index, line, fmt, None, encoding)
+
+
+def starts_hand(line: bytes) -> bool:
+    """Whether a text line starts a hand by itself: ``PokerStars `` in any case, after any
+    indentation or byte-order mark."""
+    body = line.lstrip(_WHITESPACE)
+    if body.startswith(_BOM):
+        body = body[len(_BOM) :]
+    return body[: len(_HAND_START)].lower() == _HAND_START
+
+
+def separates_hands(line: bytes) -> bool:
+    """Whether a text line only separates hands: blank, or a hand-archive separator
+    (``*********** # 2 **************``: four or more asterisks first, one last)."""
+    body = line.strip(_WHITESPACE)
+    return not body or body == _BOM or (body.startswith(b"****") and body.endswith(b"*"))
 
 
 def _split_pokerstars(lines: Iterable[bytes], source: str) -> Iterator[RawHand]:
     current: list[bytes] = []
     index = start = 0
     for number, line in enumerate(lines, 1):
-        if line.isspace() or line in (b"", _BOM + b"\n", _BOM + b"\r\n"):
+        if separates_hands(line):
             if current:
                 yield _hand(current, source, index, start, "pokerstars")
                 index += 1
                 current = []
             continue
-        if current and line.startswith(_PS_STARTS):
+        if current and starts_hand(line):
             yield _hand(current, source, index, start, "pokerstars")
             index += 1
             current = []
