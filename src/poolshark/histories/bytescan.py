@@ -77,6 +77,24 @@ def same_as(data: UInt8s, at: int, word: UInt8s) -> bool:
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
+def starts_with_folded(data: UInt8s, at: int, end: int, word: UInt8s) -> bool:
+    """Whether ``data[at:end]`` starts with ``word`` (lower case) in any case: its letters
+    match a letter of either case, its other bytes themselves."""
+    size = word.shape[0]
+    if at + size > end:
+        return False
+    for i in range(size):
+        byte = data[at + i]
+        want = word[i]
+        if 97 <= want <= 122:
+            if not (byte == want or byte == want - 32):
+                return False
+        elif byte != want:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
 def same_bytes(data: UInt8s, a: int, b: int, size: int) -> bool:
     """Whether ``data[a:a + size] == data[b:b + size]``."""
     differ = False

@@ -35,6 +35,7 @@ from poolshark.histories.bytescan import (
     same_as,
     same_bytes,
     starts_with,
+    starts_with_folded,
     strings,
     valid_date,
     word,
@@ -59,15 +60,16 @@ MAX_LINES = 256
 """Lines per hand the fast reader takes (longer hands are handed over)."""
 MAX_SEATED = 10
 
-_POKERSTARS = word("PokerStars ")
-_ZOOM = word("Zoom ")
-_HAND = word("Hand #")
-_GAME = word("Game #")
-_HOLDEM_NL = word("Hold'em No Limit (")
+_POKERSTARS = word("pokerstars ")  # header words: matched in any case
+_ZOOM = word("zoom ")
+_HAND = word("hand #")
+_GAME = word("game #")
+_HOLDEM_NL = word("hold'em no limit (")
 _DASH = word(") - ")
 _TABLE = word("Table '")
 _IS_BUTTON = word(" is the button")
 _SEAT_HASH = word("-max Seat #")
+_NO_SIZE = word("' Seat #")
 _SEAT = word("Seat ")
 _IN_CHIPS = word(" in chips)")
 _HOLE_CARDS = word("*** HOLE CARDS ***")
@@ -303,6 +305,8 @@ def _read_hands(
         while at < end and code == 0:
             stop = newlines[k] if k < newlines.shape[0] else data.shape[0]
             k += 1
+            while at < stop and data[at] == 32:  # indented hands: ``line.lstrip(" \t")``
+                at += 1
             last = stop
             while last > at and data[last - 1] == 32:
                 last -= 1
@@ -882,8 +886,9 @@ def _post(data: UInt8s, body: int, end: int) -> tuple[int, int]:
 
 @nb.njit(cache=True, nogil=True)
 def _button_seat(data: UInt8s, start: int, end: int) -> int:
-    """The button's seat in ``Table 'NAME' 9-max Seat #4 is the button`` (the name is the
-    longest that fits, as the regex's ``(.*)``), or -1 (play money included)."""
+    """The button's seat in ``Table 'NAME' 9-max Seat #4 is the button`` or ``Table 'NAME'
+    Seat #4 is the button`` (the name is the longest that fits, as the regex's ``(.*)``),
+    or -1 (play money included)."""
     if not (starts_with(data, start, end, _TABLE) and ends_with(data, start, end, _IS_BUTTON)):
         return -1
     stop = end - _IS_BUTTON.shape[0]
@@ -891,8 +896,15 @@ def _button_seat(data: UInt8s, start: int, end: int) -> int:
     while at > start and is_digit(data[at - 1]):
         at -= 1
     seat = digits_value(data, at, stop)
+    if seat < 0:
+        return -1
+    # ``' Seat #``: a table line without its size
+    if at - _NO_SIZE.shape[0] > start + _TABLE.shape[0] - 1 and same_as(
+        data, at - _NO_SIZE.shape[0], _NO_SIZE
+    ):
+        return seat
     at -= _SEAT_HASH.shape[0]
-    if seat < 0 or at <= start or not same_as(data, at, _SEAT_HASH):
+    if at <= start or not same_as(data, at, _SEAT_HASH):
         return -1
     digits_end = at
     while at > start and is_digit(data[at - 1]):
@@ -911,12 +923,12 @@ def _header(data: UInt8s, start: int, end: int, fields: Int64s) -> tuple[int, in
     ET [2009/06/30 20:01:46 ET]``, the blinds :data:`BAD` when the line is not in that
     shape, or its date not a real one."""
     fail = (BAD, BAD, 0, 0)
-    if not starts_with(data, start, end, _POKERSTARS):
+    if not starts_with_folded(data, start, end, _POKERSTARS):
         return fail
     at = start + _POKERSTARS.shape[0]
-    if starts_with(data, at, end, _ZOOM):
+    if starts_with_folded(data, at, end, _ZOOM):
         at += _ZOOM.shape[0]
-    if not (starts_with(data, at, end, _HAND) or starts_with(data, at, end, _GAME)):
+    if not (starts_with_folded(data, at, end, _HAND) or starts_with_folded(data, at, end, _GAME)):
         return fail
     at += _HAND.shape[0]
     id_start = at
@@ -928,7 +940,7 @@ def _header(data: UInt8s, start: int, end: int, fields: Int64s) -> tuple[int, in
     at += 1
     while at < end and data[at] == 32:
         at += 1
-    if not starts_with(data, at, end, _HOLDEM_NL):
+    if not starts_with_folded(data, at, end, _HOLDEM_NL):
         return fail
     at += _HOLDEM_NL.shape[0]
     close = at  # the stakes: ``$LOW/$HIGH[ CODE]`` up to the closing parenthesis
@@ -944,6 +956,12 @@ def _header(data: UInt8s, start: int, end: int, fields: Int64s) -> tuple[int, in
         slash += 1
     if slash == space or data[at] != 36:
         return fail
+    if space < close:  # `` CODE``: letters only (a cap, ``- $120 Cap - USD``, is Python's)
+        if space + 1 == close:
+            return fail
+        for k in range(space + 1, close):
+            if not (65 <= data[k] <= 90 or 97 <= data[k] <= 122):
+                return fail
     low = money(data, at, slash)
     high = money(data, slash + 1, space)
     at = close + _DASH.shape[0]
@@ -961,17 +979,27 @@ def _header(data: UInt8s, start: int, end: int, fields: Int64s) -> tuple[int, in
         if not (width == 2 or (width == 1 and f < 3)):
             return fail
         fields[f] = digits_value(data, first, at)
+        if f == 1 and at + 3 < end and data[at] == 32 and data[at + 1] == 45 and data[at + 2] == 32:
+            at += 2  # the older ``2009/10/12 - 23:45:12``
         if f < 4 and (at >= end or data[at] != (47, 32, 58, 58)[f]):
             return fail
     if not valid_date(year, fields[0], fields[1], fields[2], fields[3], fields[4]):
         return fail
-    if at < end:  # `` ZONE``, then `` [...]``, each optional
+    if at < end:  # `` ZONE`` or `` (ZONE)``, then `` [...]``, each optional
         if data[at] != 32:
             return fail
         at += 1
+        bracketed = at < end and data[at] == 40
+        if bracketed:
+            at += 1
         zone = at
         while at < end and (65 <= data[at] <= 90 or 97 <= data[at] <= 122):
             at += 1
+        if bracketed:
+            if at == zone or at >= end or data[at] != 41:
+                return fail
+            at += 1
+            zone = at - 1  # the zone was there: a bracket may follow, or nothing
         if at > zone and at < end:
             if data[at] != 32:
                 return fail

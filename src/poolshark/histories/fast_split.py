@@ -7,7 +7,7 @@ their first line numbers, so the fast readers can take many hands at once. Hands
 same, with the same text, positions and line numbers, as ``split.read_hands`` gives
 (``tests/test_histories_fast.py`` compares them). A block the compiled pass does not
 handle (UTF-16, a byte-order mark inside the file, a lone carriage return, bytes that are
-not UTF-8) is split by ``split.split_hands`` instead, so nothing depends on this module's
+not UTF-8, such as Windows-1252 text) is split by ``split.split_hands`` instead, so nothing depends on this module's
 coverage. CRLF line ends are turned into LF first, as ``split`` does per hand.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import io
 import itertools
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.histories.split import (
+    UTF8,
     Format,
     RawHand,
     format_from_name,
@@ -82,6 +84,12 @@ class Block:
         if self.raws is not None:
             return sum(len(raw.text) for raw in self.raws[lo:hi])
         return int((self.end[lo:hi] - self.start[lo:hi]).sum())
+
+    def encodings(self, lo: int, hi: int) -> Counter[str]:
+        """Hands ``lo:hi`` by the encoding they were read with (``RawHand.encoding``)."""
+        if self.raws is not None:
+            return Counter(raw.encoding for raw in self.raws[lo:hi])
+        return Counter({UTF8: hi - lo} if hi > lo else {})
 
     def raw(self, i: int) -> RawHand:
         """Hand ``i`` as ``split.read_hands`` gives it."""

@@ -166,6 +166,7 @@ class FileResult:
     rejected: Counter[str] = field(default_factory=Counter)
     fast: int = 0  # hands the fast path accepted alone
     fallbacks: Counter[str] = field(default_factory=Counter)  # hands it handed over, by stage
+    encodings: Counter[str] = field(default_factory=Counter)  # hands by the encoding read
     parts: list[Part] = field(default_factory=list)
     error: str | None = None
 
@@ -283,6 +284,7 @@ class _Chunks:
             judged = judge_hands(block, lo, hi, check=self.options.replay)
             self.result.fallbacks.update(judged.fallbacks)
             self.result.fast += int(judged.fast.sum())
+            self.result.encodings.update(block.encodings(lo, hi))
             batch.add(judged, self._dedupe(judged, kept))
             self.result.seen += judged.hands
             chars += block.bytes(lo, hi)
@@ -383,7 +385,8 @@ class Summary:
     ``warnings``: parsed hands accepted with a warning, by reason. ``fast``: hands the
     compiled path judged alone; ``fallbacks``: hands it handed to the Python reader and
     the engine replay, by the stage that could not take them (``split``, ``read``,
-    ``rows``, ``settle``); ``seen == fast + sum(fallbacks)``.
+    ``rows``, ``settle``); ``seen == fast + sum(fallbacks)``. ``encodings``: per file, its
+    hands by the encoding they were read with (``split.ENCODINGS``).
     """
 
     files: int
@@ -402,6 +405,7 @@ class Summary:
     run: str = ""
     parts: int = 0
     file_errors: dict[str, str] = field(default_factory=dict)
+    encodings: dict[str, dict[str, int]] = field(default_factory=dict)  # file -> hands by encoding
 
     @property
     def balanced(self) -> bool:
@@ -670,6 +674,8 @@ class _Store:
             summary.rejected[reason] = summary.rejected.get(reason, 0) + count
         if result.error is not None:
             summary.file_errors[result.path] = result.error
+        if result.encodings:
+            summary.encodings[result.path] = dict(sorted(result.encodings.items()))
         for part in result.parts:
             fresh = self.keys.add(part.keys)
             self._note_warnings(result, part, fresh, summary)
