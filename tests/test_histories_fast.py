@@ -183,6 +183,12 @@ _LINES = st.sampled_from(
         "x = 1\r",
         "caf\u00e9",
         "\x1c",
+        "*********** # 3 **************",
+        "  pokerstars GAME #3: z",
+        " Seat 2: b ($2 in chips)",
+        "POKERSTARS ZOOM HAND #4: w",
+        "****x",
+        "\u00a0PokerStars Hand #5: u",
     ]
 )
 
@@ -371,6 +377,19 @@ def test_the_sample_end_to_end(tmp_path: Path, sample_records: list[HandRecord])
     assert alone >= 595
 
 
+def test_corpus_end_to_end() -> None:
+    """Every file of the real-text corpus: the same decisions, reasons and rows by both
+    paths; the fast path judges alone the old headers, upper-case exports, archives and
+    tables without a size."""
+    corpus = sorted((FIXTURES.parent / "corpus").glob("*.txt"))
+    assert corpus
+    fast = 0
+    for path in corpus:
+        assert_same_as_plain(path, check=False)
+        fast += assert_same_as_plain(path)[1]
+    assert fast >= 19
+
+
 def test_fixtures_end_to_end() -> None:
     for path in sorted(FIXTURES.glob("*.txt")):
         assert_same_as_plain(path)
@@ -445,6 +464,13 @@ _ODD_LINES = st.sampled_from(
         "[1.notes]",
         "# a comment",
         "",
+        "x: Table deposit $5",
+        "Betting is capped",
+        "x: raises $1 to $2 and has reached the $2 cap",
+        "  x: folds",
+        "POKERSTARS HAND #9: Hold'em No Limit ($0.10/$0.25) - 2009/10/12 - 23:45:12 (ET)",
+        "Table 'x' Seat #1 is the button",
+        "*********** # 2 **************",
     ]
 )
 

@@ -12,6 +12,7 @@ Every amount in them was worked out by hand; the replay checks them all.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import io
 import random
 import re
@@ -27,7 +28,7 @@ from poolshark.cards.card import parse_cards
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Move, Street, Table
 from poolshark.histories.pokerstars import _describe, parse_pokerstars, write_pokerstars
-from poolshark.histories.record import REJECTION_REASONS, HandRecord, HistoryError
+from poolshark.histories.record import REJECTION_REASONS, HandRecord, HistoryError, Seat
 from poolshark.histories.replay import replay
 from poolshark.histories.split import RawHand, parse_hand, read_hands, split_hands
 from test_histories_replay import engine_hands, simulated_record
@@ -176,6 +177,141 @@ def test_rejected_hands_name_their_reason() -> None:
         "truncated",
         "malformed",
     ]
+
+
+# -- every era and export: the real-text corpus -------------------------------------------
+
+CORPUS = FIXTURES.parent / "corpus"
+
+
+def corpus(name: str) -> list[RawHand]:
+    return list(read_hands(CORPUS / name))
+
+
+def test_capped_no_limit_plays_each_stack_up_to_the_cap() -> None:
+    """``$0.25/$0.50 - $10 Cap - USD``: each player's stack is the cap (the real one kept),
+    reaching the cap is all-in, and the replay pays the side pot of the three who capped."""
+    capped, raised = (parse_hand(raw) for raw in corpus("poolshark_cap_reached.txt"))
+    assert capped.variants == ("capped-no-limit",)
+    assert (capped.small_blind, capped.big_blind, capped.extra["cap"]) == (25, 50, "1000")
+    assert [s.stack for s in capped.seats] == [1000, 640, 1000, 1000]
+    assert capped.extra["stacks"] == "5000 640 12000 2500"
+    assert [a.all_in for a in capped.actions] == [False] * 3 + [True] * 4
+    assert replay(capped).stack[2] == 3460
+    assert replay(raised).stack == [1000 + 200, 1000 - 50, 1000 - 150]
+    uncapped = dataclasses.replace(
+        capped, seats=tuple(Seat(s.number, s.player, 5000) for s in capped.seats)
+    )
+    with pytest.raises(HistoryError) as caught:  # the cap is what makes the hand add up
+        replay(uncapped)
+    assert caught.value.reason.startswith("replay-")
+    text = corpus("poolshark_cap_reached.txt")[0].text.replace(
+        "reached the $10 cap", "reached the $20 cap", 1
+    )
+    with pytest.raises(HistoryError, match="cap other than"):
+        parse_pokerstars(text)
+    (real,) = [parse_hand(raw) for raw in corpus("hhsmithy_cap_no_limit.txt")][1:]
+    assert real.variants == ("capped-no-limit",)
+    assert [s.stack for s in real.seats] == [12000, 12000]
+
+
+def test_old_headers_tables_without_a_size_and_any_case() -> None:
+    """The pre-2010 headers, a table line without its size, a tracker's upper-case header
+    with trailing spaces and CRLF, hands glued without a blank line."""
+    dashed, bracketed = (parse_hand(raw) for raw in corpus("poolshark_old_headers.txt"))
+    assert dashed.time == datetime(2009, 10, 12, 23, 45, 12)
+    assert (dashed.extra["time_zone"], dashed.max_seats, dashed.currency) == ("ET", None, "USD")
+    assert bracketed.extra["time_et"] == "[2009/05/06 12:34:56 ET]"
+    assert bracketed.extra["time_zone"] == "CET"
+    upper, mixed = (parse_hand(raw) for raw in corpus("poolshark_tracker_export_crlf.txt"))
+    assert (upper.site, upper.hand_id, mixed.hand_id) == (
+        "PokerStars",
+        "40123456789",
+        "40123456790",
+    )
+    assert upper.winnings == (0, 152, 0)
+    (limit,) = (parse_hand(raw) for raw in corpus("hhsmithy_10_max_limit_indented.txt"))
+    assert (limit.betting, limit.max_seats, limit.players) == (Betting.FIXED_LIMIT, 10, 4)
+    assert [s.number for s in limit.seats] == [1, 2, 3, 10]
+
+
+def test_archives_separators_and_indentation() -> None:
+    """``*********** # N ***`` lines separate hands (a glued archive) and are not part of
+    any; indented lines read as if they were not."""
+    first, second = corpus("poolshark_zoom_hand_archive.txt")
+    assert (first.line, second.line) == (2, 38)
+    assert not first.text.startswith("*")
+    assert "**** #" not in first.text
+    assert parse_hand(second).fast_fold
+    text = first.text.replace("\n", "\n   ")
+    assert parse_pokerstars(text) == parse_hand(first)
+
+
+def test_table_life_lines() -> None:
+    """A straddle, a new player's big blind, dead and live blinds, a player waiting for
+    the button, a disconnect and a time-out, a table deposit."""
+    (record,) = (parse_hand(raw) for raw in corpus("poolshark_table_life.txt"))
+    names = [s.player for s in record.seats]
+    assert "waiting wendy" not in names
+    assert record.blinds == (0, 0, 10, 25, 50, 25, 25)
+    assert record.dead == (0, 0, 0, 0, 0, 0, 10)
+    assert record.extra["deposits"] == "early: Table deposit $5"
+    assert replay(record).stack[1] == 3000 - 175 + 450
+
+
+def test_other_rooms_home_games_and_play_money() -> None:
+    """Another room's hand in PokerStars' layout is read with its site; a room whose text
+    is not in it, a home game and play money are rejected each with its own reason."""
+    raws = corpus("poolshark_other_rooms.txt")
+    gg = parse_hand(raws[0])
+    assert (gg.site, gg.hand_id, gg.rake, gg.time) == (
+        "GGPoker",
+        "RC1330589595",
+        3,
+        datetime(2023, 2, 8, 19, 10, 27),
+    )
+    reasons = []
+    for raw in [*raws[1:], *corpus("hhsmithy_full_tilt.txt")]:
+        with pytest.raises(HistoryError) as caught:
+            parse_hand(raw)
+        reasons.append(caught.value.reason)
+    assert reasons == ["unsupported-site", "home-game", "play-money", "unsupported-site"]
+    assert {"home-game", "unsupported-site"} <= set(REJECTION_REASONS)
+
+
+def test_currencies() -> None:
+    """Dollars, euros, yuan (``¥``: CNY) and bare chips in a real-money header."""
+    (euro,) = (parse_hand(raw) for raw in corpus("hhsmithy_euro_table.txt"))
+    assert (euro.currency, euro.big_blind, euro.rake) == ("EUR", 400, 215)
+    text = corpus("poolshark_old_headers.txt")[0].text
+    yuan = parse_pokerstars(text.replace("$", "¥").replace("(¥1/¥2)", "(¥1/¥2 CNY)"))
+    assert (yuan.currency, yuan.winnings) == ("CNY", (390 * 10, 0, 0, 0))
+    chips = parse_pokerstars(text.replace("$", ""))
+    assert (chips.currency, chips.big_blind) == ("XXX", 200)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "cp1252"])
+def test_encodings(encoding: str) -> None:
+    """A file in UTF-8 (with a byte-order mark), UTF-16 (with one, or without one either
+    way round) or Windows-1252 (the euro sign as byte 0x80) gives the same hands, each
+    saying how it was read."""
+    text = (CORPUS / "hhsmithy_euro_table.txt").read_text(encoding="utf-8")
+    raws = list(split_hands(io.BytesIO(text.encode(encoding))))
+    assert [parse_hand(raw) for raw in raws] == [
+        parse_hand(r) for r in corpus("hhsmithy_euro_table.txt")
+    ]
+    named = {"utf-8-sig": "utf-8", "utf-16": "utf-16-le"}.get(encoding, encoding)
+    assert [raw.encoding for raw in raws] == [named]
+
+
+def test_undecodable_bytes_fall_back_to_latin_1() -> None:
+    """Bytes Windows-1252 leaves undefined (0x81) are read as Latin-1: the hand is kept
+    and the reader judges its text."""
+    (raw,) = split_hands(io.BytesIO(b"PokerStars Hand #1: \x81\n"))
+    assert raw.encoding == "latin-1"
+    with pytest.raises(HistoryError) as caught:
+        parse_hand(raw)
+    assert caught.value.reason == "malformed"
 
 
 def test_names_are_matched_longest_first() -> None:

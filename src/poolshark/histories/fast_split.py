@@ -7,8 +7,10 @@ their first line numbers, so the fast readers can take many hands at once. Hands
 same, with the same text, positions and line numbers, as ``split.read_hands`` gives
 (``tests/test_histories_fast.py`` compares them). A block the compiled pass does not
 handle (UTF-16, a byte-order mark inside the file, a lone carriage return, bytes that are
-not UTF-8, such as Windows-1252 text) is split by ``split.split_hands`` instead, so nothing depends on this module's
-coverage. CRLF line ends are turned into LF first, as ``split`` does per hand.
+not UTF-8, such as Windows-1252 text) is split by ``split.split_hands`` instead, so
+nothing depends on this module's coverage. CRLF line ends are turned into LF first, as
+``split`` does per hand. Hand-archive separator lines, indented lines and ``PokerStars``
+in any case are split here as ``split`` splits them.
 """
 
 from __future__ import annotations
@@ -249,7 +251,10 @@ def _separator(data: UInt8s, start: int, stop: int) -> bool:
         return True
     if stop - start < 4 or data[stop - 1] != 42:
         return False
-    return data[start] == 42 and data[start + 1] == 42 and data[start + 2] == 42 and data[start + 3] == 42
+    stars = 0
+    for i in range(start, start + 4):
+        stars += data[i] == 42
+    return stars == 4
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

@@ -53,9 +53,7 @@ _CAP_RE = re.compile(rf"(.*?) - ({_AMOUNT}) Cap(?: - *(.*))?", re.IGNORECASE)
 _TABLE_RE = re.compile(
     r"Table '(.*)'(?: (\d+)-max)?( \(Play Money\))?(?: \(Real Money\))? Seat #(\d+) is the button"
 )
-_SEAT_RE = re.compile(
-    rf"Seat (\d+): (.+) \(({_AMOUNT}) in chips(?:, {_AMOUNT} bounty)?\)(.*)"
-)
+_SEAT_RE = re.compile(rf"Seat (\d+): (.+) \(({_AMOUNT}) in chips(?:, {_AMOUNT} bounty)?\)(.*)")
 _COLLECTED_RE = re.compile(rf"(.+) collected ({_AMOUNT}) from (pot|main pot|side pot(?:-\d+)?)")
 _UNCALLED_RE = re.compile(rf"Uncalled bet \(({_AMOUNT})\) returned to (.+)")
 _CAP_SUFFIX_RE = re.compile(rf" and has reached the ({_AMOUNT}) cap")

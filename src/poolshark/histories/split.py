@@ -133,16 +133,19 @@ def sniff_format(head: bytes) -> Format:
 
 def utf16_of(head: bytes) -> str | None:
     """``utf-16-le``/``utf-16-be`` when a file starting with ``head`` is UTF-16 (a
-    byte-order mark, or ASCII text with every other byte zero), else None."""
+    byte-order mark, or text whose every other byte is nearly always zero and the
+    others never), else None."""
     if head.startswith(codecs.BOM_UTF16_LE):
         return UTF16_LE
     if head.startswith(codecs.BOM_UTF16_BE):
         return UTF16_BE
-    sample = head[:512]
-    if len(sample) >= 8 and len(sample) % 2 == 0 and b"\x00" in sample:
-        if not sample[1::2].strip(b"\x00") and sample[0::2].isascii():
+    sample = head[: len(head[:512]) // 2 * 2]
+    if len(sample) >= 8:
+        half = len(sample) // 2
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        if odd >= 0.9 * half and even == 0:
             return UTF16_LE
-        if not sample[0::2].strip(b"\x00") and sample[1::2].isascii():
+        if even >= 0.9 * half and odd == 0:
             return UTF16_BE
     return None
 
