@@ -276,6 +276,13 @@ def test_other_rooms_home_games_and_play_money() -> None:
             parse_hand(raw)
         reasons.append(caught.value.reason)
     assert reasons == ["unsupported-site", "home-game", "play-money", "unsupported-site"]
+    gg = raws[0].text
+    rio = gg.replace("Poker Hand #RC", "Run It Once Poker Hand #", 1)
+    drop = gg.replace("*** HOLE CARDS ***", "*** HOLE CARDS ***\nCash Drop to Pot : total $1")
+    for text, reason in ((rio, "unsupported-site"), (drop, "unsupported-game")):
+        with pytest.raises(HistoryError) as caught:
+            parse_pokerstars(text)
+        assert caught.value.reason == reason
     assert {"home-game", "unsupported-site"} <= set(REJECTION_REASONS)
 
 

@@ -58,16 +58,18 @@ _COLLECTED_RE = re.compile(rf"(.+) collected ({_AMOUNT}) from (pot|main pot|side
 _UNCALLED_RE = re.compile(rf"Uncalled bet \(({_AMOUNT})\) returned to (.+)")
 _CAP_SUFFIX_RE = re.compile(rf" and has reached the ({_AMOUNT}) cap")
 #: Rooms other than PokerStars whose text follows PokerStars' layout, read as such with
-#: the site recorded (the header's room, lower case -> the site).
+#: the site recorded (the header's room, lower case -> the site). Others (Run It Once,
+#: whose showdown and pot lines differ, Full Tilt, ...) are rejected as ``unsupported-site``.
 OTHER_ROOMS = {
     "poker": "GGPoker",
-    "run it once poker": "Run It Once",
     "pokermaster": "PokerMaster",
-    "pokerbros": "PokerBros",
     "pokerstars.fr": "PokerStars",
     "pokerstars.it": "PokerStars",
     "pokerstars.es": "PokerStars",
 }
+#: Lines where the house adds money to the pot (splash the pot, cash drop): the chips
+#: would not add up, so the hand is rejected as ``unsupported-game``.
+_HOUSE_MONEY = ("STP added: ", "Cash Drop to Pot")
 _CARDS_RE = re.compile(r"\[([^\]]*)\]")
 _POT_RE = re.compile(rf"(Main pot|Side pot(?:-\d+)?) ({_AMOUNT})\.")
 _SHOWN_RE = re.compile(r"(?:showed|mucked) \[([^\]]+)\]")
@@ -398,6 +400,8 @@ class _Reader:
             if line.startswith("Dealt to "):
                 self.dealt_to(line)
                 continue
+            if line.startswith(_HOUSE_MONEY):
+                raise HistoryError("unsupported-game", f"the house adds to the pot: {line!r}")
             spoken = self.speaker(line)
             if spoken is not None:
                 position, rest = spoken
