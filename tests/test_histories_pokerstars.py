@@ -210,6 +210,9 @@ def test_capped_no_limit_plays_each_stack_up_to_the_cap() -> None:
     )
     with pytest.raises(HistoryError, match="cap other than"):
         parse_pokerstars(text)
+    for raw in corpus("poolshark_cap_reached.txt"):  # the writer prints the cap back
+        expected = raw.text.replace("Game #", "Hand #", 1).splitlines()
+        assert write_pokerstars(parse_hand(raw)).splitlines() == expected
     (real,) = [parse_hand(raw) for raw in corpus("hhsmithy_cap_no_limit.txt")][1:]
     assert real.variants == ("capped-no-limit",)
     assert [s.stack for s in real.seats] == [12000, 12000]

@@ -765,6 +765,9 @@ class _Writer:
         self.paid = [0] * self.n  # chips collected, per player
         self.paid_by_board: list[list[int]] = []  # the same, per board (run it twice)
         self.pot_amounts: list[int] = []  # main pot, side pots, after rake
+        self.cap = int(record.extra.get("cap", 0)) if "capped-no-limit" in record.variants else 0
+        stacks = record.extra.get("stacks", "").split() if self.cap else []
+        self.real_stacks = [int(x) for x in stacks] if len(stacks) == self.n else list(self.stack)
 
     def money(self, chips: int) -> str:
         return f"{self.symbol}{format_chips(chips)}"
@@ -795,6 +798,8 @@ class _Writer:
         zone = r.extra.get("time_zone", "ET")
         zoom = "Zoom " if r.fast_fold else ""
         code = "" if r.fast_fold and r.currency == "USD" else f" {r.currency}"
+        if self.cap:
+            code = f" - {self.money(self.cap)} Cap -{code}"
         second_clock = f" {r.extra['time_et']}" if "time_et" in r.extra else ""
         self.lines.append(
             f"PokerStars {zoom}Hand #{r.hand_id}:  {game} ({self.money(low)}/{self.money(high)}"
@@ -806,10 +811,8 @@ class _Writer:
         self.lines.append(
             f"Table '{r.table or 'Poolshark'}' {max_seats}-max Seat #{button_seat} is the button"
         )
-        for seat in r.seats:
-            self.lines.append(
-                f"Seat {seat.number}: {seat.player} ({self.money(seat.stack)} in chips)"
-            )
+        for seat, stack in zip(r.seats, self.real_stacks, strict=True):
+            self.lines.append(f"Seat {seat.number}: {seat.player} ({self.money(stack)} in chips)")
 
     def post(self, i: int, what: str, chips: int, *, live: bool) -> None:
         paid = min(chips, self.stack[i])
@@ -867,7 +870,7 @@ class _Writer:
                 current = 0
             i = action.player
             name = self.names[i]
-            all_in = " and is all-in" if action.all_in else ""
+            all_in = self.all_in(i) if action.all_in else ""
             if action.move is Move.FOLD:
                 self.folded[i] = True
                 self.lines.append(f"{name}: folds")
@@ -889,6 +892,13 @@ class _Writer:
             current = max(current, to)
         self.return_uncalled()
         return street
+
+    def all_in(self, i: int) -> str:
+        """How the site ends the line of a player's last chip: all-in, or (capped no-limit,
+        a stack above the cap) the cap reached."""
+        if self.cap and self.real_stacks[i] > self.cap:
+            return f" and has reached the {self.money(self.cap)} cap"
+        return " and is all-in"
 
     def put_in(self, i: int, chips: int) -> None:
         self.stack[i] -= chips
