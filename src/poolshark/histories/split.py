@@ -119,8 +119,7 @@ def sniff_format(head: bytes) -> Format:
     """The format of a file from its first bytes: PHH when its first meaningful line is a
     TOML table header or ``key = value``, else text (PokerStars and rooms writing like it;
     hands in no known layout are rejected one by one by the reader)."""
-    utf16 = utf16_of(head)
-    text = head.decode("utf-16" if utf16 else "utf-8", errors="replace")
+    text = head.decode(_codec(head, utf16_of(head)), errors="replace")
     for line in text.splitlines():
         line = line.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
@@ -150,13 +149,20 @@ def utf16_of(head: bytes) -> str | None:
     return None
 
 
+def _codec(head: bytes, utf16: str | None) -> str:
+    """The codec that decodes a file starting with ``head`` whole (UTF-16 with its mark
+    dropped), or UTF-8 for a first look at one decoded hand by hand."""
+    if utf16 is None:
+        return UTF8
+    return "utf-16" if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else utf16
+
+
 def _utf8_lines(head: bytes, rest: BinaryIO, utf16: str | None) -> Iterator[bytes]:
     """The stream's lines as bytes, UTF-16 re-encoded as UTF-8 (``head`` is what was
     already read of it)."""
     if utf16 is not None:
         raw = io.BufferedReader(_Prepended(head, rest))
-        bom = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        text = io.TextIOWrapper(raw, encoding="utf-16" if bom else utf16, errors="replace")
+        text = io.TextIOWrapper(raw, encoding=_codec(head, utf16), errors="replace")
         return (line.encode("utf-8") for line in text)
     return _rejoin(head, rest)
 
