@@ -12,9 +12,11 @@ with a pointer to its source.
 * PHH: a ``.phhs`` file holds TOML tables ``[1]``, ``[2]``, ...; each table header starts
   a hand (a dotted header such as ``[1.notes]`` stays with its hand). A ``.phh`` file
   without a header is one hand.
+* OHH: JSON objects ``{"ohh": ...}``, cut apart by ``ohh.hand_chunks``.
 
-The format comes from the ``format`` argument, else the extension (``.phh``, ``.phhs``),
-else the content (first meaningful line).
+The format comes from the ``format`` argument, else the extension (``.phh``, ``.phhs``,
+``.ohh``), else the content (first meaningful line; ``{`` is OHH, so a ``.json`` file
+holding OHH hands is read as OHH).
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+from poolshark.histories.ohh import hand_chunks, parse_ohh
 from poolshark.histories.phh import parse_phh
 from poolshark.histories.pokerstars import parse_pokerstars
 from poolshark.histories.record import HandRecord, HistoryError
 
-Format = Literal["phh", "pokerstars"]
+Format = Literal["phh", "pokerstars", "ohh"]
 
 _SNIFF_BYTES = 64 * 1024
 _BOM = codecs.BOM_UTF8
@@ -60,6 +63,8 @@ def parse_hand(raw: RawHand) -> HandRecord:
         raise HistoryError("malformed", raw.error)
     if raw.format == "phh":
         return parse_phh(raw.text)
+    if raw.format == "ohh":
+        return parse_ohh(raw.text)
     return parse_pokerstars(raw.text)
 
 
@@ -72,8 +77,12 @@ def read_hands(path: str | Path, *, format: Format | None = None) -> Iterator[Ra
 
 
 def format_from_name(name: str) -> Format | None:
-    """``phh`` for ``.phh``/``.phhs`` files; None when the name does not tell."""
-    return "phh" if name.lower().endswith((".phh", ".phhs")) else None
+    """``phh`` for ``.phh``/``.phhs`` files, ``ohh`` for ``.ohh``; None when the name does
+    not tell."""
+    lowered = name.lower()
+    if lowered.endswith(".ohh"):
+        return "ohh"
+    return "phh" if lowered.endswith((".phh", ".phhs")) else None
 
 
 def split_hands(
@@ -85,16 +94,16 @@ def split_hands(
         return  # an empty file holds no hands
     lines = _utf8_lines(head, stream)
     chosen = format or sniff_format(head)
-    if chosen == "phh":
-        yield from _split_phh(lines, source)
-    else:
-        yield from _split_pokerstars(lines, source)
+    yield from split_lines(lines, source=source, format=chosen)
 
 
 def split_lines(lines: Iterable[bytes], *, source: str, format: Format) -> Iterator[RawHand]:
     """Raw hands from a file's UTF-8 lines (each with its newline) in a known format."""
     if format == "phh":
         yield from _split_phh(lines, source)
+    elif format == "ohh":
+        for index, (chunk, line) in enumerate(hand_chunks(lines)):
+            yield _hand(chunk, source, index, line, "ohh")
     else:
         yield from _split_pokerstars(lines, source)
 
@@ -108,6 +117,8 @@ def sniff_format(head: bytes) -> Format:
             continue
         if line.startswith("PokerStars "):
             return "pokerstars"
+        if line.startswith("{") or line == "[" or line.startswith("[{"):
+            return "ohh"
         if line.startswith("[") or "=" in line:
             return "phh"
         break
