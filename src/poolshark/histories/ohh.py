@@ -298,8 +298,9 @@ class _Reader:
             raise HistoryError("malformed", f"an amount has {finest} decimal places")
         return finest
 
-    def chips(self, value: object, where: str) -> int:
-        """An amount as whole chips; raises ``malformed`` naming ``where``."""
+    def chips(self, value: object, where: str, *, signed: bool = False) -> int:
+        """An amount as whole chips (negative only when ``signed``); raises ``malformed``
+        naming ``where``."""
         if value is None:
             raise HistoryError("malformed", f"{where} is missing")
         if isinstance(value, bool):
@@ -308,7 +309,7 @@ class _Reader:
             amount = Decimal(value) if isinstance(value, int | str) else value
         except InvalidOperation:
             raise HistoryError("malformed", f"{where} {value!r} is not an amount") from None
-        if not isinstance(amount, Decimal) or not amount.is_finite() or amount < 0:
+        if not isinstance(amount, Decimal) or not amount.is_finite() or (amount < 0 and not signed):
             raise HistoryError("malformed", f"{where} {value!r} is not an amount")
         chips = amount.scaleb(self.decimals)
         if chips != chips.to_integral_value():
@@ -397,7 +398,8 @@ class _Reader:
             total += self.chips(pot.get("amount"), f"{where}.amount")
             for key in ("rake", "jackpot"):
                 if pot.get(key) is not None:
-                    rake = (rake or 0) + self.chips(pot[key], f"{where}.{key}")
+                    # a negative rake: winnings over the pot, which the replay judges
+                    rake = (rake or 0) + self.chips(pot[key], f"{where}.{key}", signed=True)
             for w, win in enumerate(_list(pot, "player_wins")):
                 there = f"{where}.player_wins[{w}]"
                 if not isinstance(win, dict):
