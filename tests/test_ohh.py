@@ -171,7 +171,8 @@ def test_what_other_writers_do_is_read() -> None:
     got = read(data)
     assert got.hand_id == record.hand_id
     assert got.players == record.players
-    assert got.time is not None and got.time.utcoffset() is not None
+    assert got.time is not None
+    assert got.time.utcoffset() is not None
     assert replace(got, time=record.time) == record
 
 
