@@ -79,3 +79,63 @@ def test_ingest_reports_bad_input_in_one_line(
     assert stdout == ""
     assert "no such file or folder" in stderr
     assert len(stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def ohh_file(tmp_path: Path) -> Path:
+    """The PokerStars fixtures written as one ``.ohh`` file, the first hand broken."""
+    from poolshark.histories.ohh import write_ohh_hands
+    from test_histories_replay import fixture_records
+
+    path = tmp_path / "fixtures.ohh"
+    text = write_ohh_hands(fixture_records()).replace('"action": "Fold"', '"action": "Fould"', 1)
+    path.write_text(text)
+    return path
+
+
+def test_ingest_lists_each_file(ohh_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, stdout, _ = run("ingest", str(ohh_file), "--out", str(out), "--workers", "1")
+    assert code == 0
+    assert "Per file" in stdout
+    assert "malformed 1" in stdout
+    code, stdout, _ = run("ingest", str(ohh_file), "--out", str(out), "--json")
+    (counts,) = json.loads(stdout)["per_file"]
+    assert counts["path"] == str(ohh_file)
+    assert (counts["hands"], counts["parsed"], counts["duplicates"]) == (9, 0, 8)
+    assert counts["rejected"] == {"malformed": 1}
+    assert "encoding" in counts
+
+
+def test_explain_shows_the_reason_and_marks_the_line(ohh_file: Path) -> None:
+    code, stdout, _ = run("ingest", "--explain", f"{ohh_file}:0")
+    assert code == 0
+    assert "rejected: malformed" in stdout
+    marked = [line for line in stdout.splitlines() if line.startswith(">>")]
+    assert len(marked) == 1
+    assert "Fould" in marked[0]
+    code, stdout, _ = run("ingest", "--explain", f"{ohh_file}:2", "--json")
+    assert code == 0
+    explained = json.loads(stdout)
+    assert explained["accepted"] is True
+    assert explained["index"] == 2
+    assert len(explained["rows"]) > 0
+    code, stdout, _ = run("ingest", "--explain", f"{ohh_file}:2")
+    assert "accepted:" in stdout
+    assert "decision rows" in stdout
+
+
+def test_explain_and_missing_arguments_are_one_line_errors(
+    ohh_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(common, "errors", Console(stderr=True, width=1000))
+    for args, message in (
+        (["--explain", f"{ohh_file}:42"], "none with hand id '42'"),
+        (["--explain", "nope"], "FILE:HAND"),
+        ([str(ohh_file)], "--out"),
+    ):
+        code, stdout, stderr = run("ingest", *args)
+        assert code == 2
+        assert stdout == ""
+        assert message in stderr
+        assert len(stderr.strip().splitlines()) == 1

@@ -24,6 +24,7 @@ from poolshark.histories.ingest import (
     IngestError,
     KeySet,
     Summary,
+    explain_hand,
     hand_key,
     history_files,
     ingest,
@@ -419,3 +420,111 @@ def test_the_ray_backend_gives_the_same_result(tmp_path: Path) -> None:
     assert_frame_equal(
         rows_on_disk(tmp_path / "ray").sort(order), rows_on_disk(tmp_path / "inline").sort(order)
     )
+
+
+# -- OHH files, per-file counts, --explain --------------------------------------------------
+
+
+def ohh_files(folder: Path) -> tuple[Path, Path, list[str]]:
+    """The PokerStars fixtures as a ``.ohh`` file (one hand broken) and, one per line, as
+    a ``.json`` file; and their hand ids."""
+    from poolshark.histories.ohh import write_ohh, write_ohh_hands
+    from test_histories_replay import fixture_records
+
+    records = fixture_records()
+    folder.mkdir(parents=True, exist_ok=True)
+    pretty = write_ohh_hands(records).replace('"action": "Fold"', '"action": "Fould"', 1)
+    first = folder / "fixtures.ohh"
+    first.write_text(pretty)
+    second = folder / "again.json"
+    second.write_text("".join(write_ohh(r, indent=None) for r in records))
+    return first, second, [r.hand_id for r in records]
+
+
+def test_ohh_files_are_ingested_and_counted_per_file(tmp_path: Path) -> None:
+    """A folder's ``.ohh`` file is found and a named ``.json`` one is read as OHH; each
+    file's hands add up (the broken one rejected in the first file, then accepted from
+    the second; the others duplicates there)."""
+    first, second, ids = ohh_files(tmp_path / "in")
+    assert history_files([tmp_path / "in"]) == [first]
+    out = tmp_path / "out"
+    summary = ingest([first, second], out, workers=1)
+    check_consistent(summary, out)
+    assert summary.seen == 2 * len(ids)
+    assert summary.rejected == {"malformed": 1}
+    assert summary.parsed == len(ids)
+    by_path = {f.path: f for f in summary.per_file}
+    assert list(by_path) == sorted(by_path)
+    one, two = by_path[str(first)], by_path[str(second)]
+    assert (one.hands, one.parsed, one.duplicates, one.rejected) == (9, 8, 0, {"malformed": 1})
+    assert (two.hands, two.parsed, two.duplicates, two.rejected) == (9, 1, 8, {})
+    saved = json.loads((out / "summary.json").read_text())["per_file"]
+    assert [set(f) for f in saved] == [
+        {"path", "hands", "parsed", "duplicates", "rejected", "encoding", "error"}
+    ] * 2
+
+
+def test_per_file_counts_follow_duplicates_across_files(tmp_path: Path) -> None:
+    """The same hands in two files: the file committed second counts them as duplicates,
+    however the workers finish."""
+    good = hand_texts_of_fixtures(tmp_path)
+    other = tmp_path / "copy.txt"
+    other.write_text(good.read_text())
+    summary = ingest([good, other], tmp_path / "out", workers=2)
+    assert summary.balanced
+    counts = sorted((f.parsed, f.duplicates) for f in summary.per_file)
+    assert counts == [(0, 9), (9, 0)]
+
+
+def hand_texts_of_fixtures(folder: Path) -> Path:
+    from test_histories_replay import fixture_records
+
+    path = folder / "fixtures.txt"
+    path.write_text("\n\n".join(write_pokerstars(r) for r in fixture_records()))
+    return path
+
+
+def test_explain_a_rejected_hand_marks_its_line(tmp_path: Path) -> None:
+    first, _, ids = ohh_files(tmp_path)
+    explained = explain_hand(f"{first}:0")
+    assert not explained.accepted
+    assert explained.reason == "malformed"
+    assert explained.message is not None
+    assert "'Fould'" in explained.message
+    lines = first.read_text().splitlines()
+    assert explained.marked is not None
+    assert "Fould" in lines[explained.marked - 1]
+    assert explained.line == 1
+    assert explained.format == "ohh"
+    by_id = explain_hand(f"{first}:{ids[0]}")  # its id cannot be read: found by its text
+    assert by_id.index == 0
+
+
+def test_explain_an_accepted_hand_gives_its_rows(tmp_path: Path) -> None:
+    _, second, ids = ohh_files(tmp_path)
+    explained = explain_hand(f"{second}:{ids[3]}")
+    assert explained.accepted
+    assert explained.index == 3
+    assert explained.line == 4
+    assert explained.hand_id == ids[3]
+    assert explained.rows is not None
+    assert explained.rows.schema == ROW_SCHEMA
+    assert explained.rows.height > 0
+    assert explained.warnings == ()
+    assert explained.variants == ()
+    data = explained.to_dict()
+    assert len(data["rows"]) == explained.rows.height
+    json.dumps(data, default=str)
+    assert explain_hand(f"{second}:3").hand_id == ids[3]
+
+
+def test_explain_reports_a_bad_file_or_hand(tmp_path: Path) -> None:
+    _, second, _ = ohh_files(tmp_path)
+    for spec, message in (
+        ("nocolon", "FILE:HAND"),
+        (f"{second}:", "FILE:HAND"),
+        (f"{tmp_path / 'missing.ohh'}:0", "no such file"),
+        (f"{second}:99", "has 9 hands (0 to 8) and none with hand id '99'"),
+    ):
+        with pytest.raises(IngestError, match=re.escape(message)):
+            explain_hand(spec)

@@ -6,18 +6,27 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from poolshark.cli.common import JsonFlag, console, print_json, user_errors
-from poolshark.histories.ingest import Summary, ingest
+from poolshark.histories.ingest import Explanation, IngestError, Summary, explain_hand, ingest
 from poolshark.histories.rows import DEFAULT_SALT
+
+#: Files listed one by one in the summary table; beyond that, those with most rejections.
+FILES_SHOWN = 20
+#: Decision-row columns ``--explain`` prints for an accepted hand.
+EXPLAIN_COLUMNS = ("action_index", "street", "position", "history", "action", "amount", "all_in")
 
 
 def ingest_command(
     paths: Annotated[
-        list[Path], typer.Argument(help="History files, or folders to search for .phh/.phhs/.txt.")
-    ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (rows, quarantine).")],
+        list[Path] | None,
+        typer.Argument(help="History files, or folders to search for .phh/.phhs/.ohh/.txt."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output folder (rows, quarantine).")
+    ] = None,
     workers: Annotated[
         int, typer.Option("--workers", "-w", help="Worker processes (0: every core).")
     ] = 0,
@@ -32,15 +41,34 @@ def ingest_command(
         bool, typer.Option(help="Replay every hand through the engine (--no-replay: faster).")
     ] = True,
     chunk_hands: Annotated[int, typer.Option(help="Hands per Parquet part.")] = 20_000,
+    explain: Annotated[
+        str | None,
+        typer.Option(
+            help="Show why one hand is rejected (or what it gives): FILE:HAND, HAND being"
+            " its index in the file from 0 or its hand id. Needs no PATHS nor --out.",
+            metavar="FILE:HAND",
+        ),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Turn hand histories (PokerStars text, PHH) into decision rows under OUT/rows.
+    """Turn hand histories (PokerStars text, PHH, OHH) into decision rows under OUT/rows.
 
     Rejected hands go to OUT/quarantine with their reason; hands accepted with
     part of them unverified are counted as warnings and listed in OUT/warnings.
     Hands already in OUT are skipped: running it again on the same files adds nothing.
+    The summary counts each file's hands; --explain FILE:HAND tells about one hand.
     """
+    if explain is not None:
+        with user_errors():
+            explained = explain_hand(explain, replay_hands=replay, salt=salt)
+        if json_output:
+            print_json(explained.to_dict())
+        else:
+            print_explanation(explained)
+        return
     with user_errors():
+        if not paths or out is None:
+            raise IngestError("give history files or folders and --out (or --explain FILE:HAND)")
         summary = ingest(
             paths,
             out,
@@ -89,5 +117,67 @@ def print_summary(summary: Summary) -> None:
         f"{summary.seconds:.1f} s, {rate:,.0f} hands/s on {summary.workers} worker(s)"
         f" ({summary.backend})"
     )
+    print_files(summary)
     for path, problem in summary.file_errors.items():
-        console.print(f"[yellow]could not finish reading {path}: {problem}[/]")
+        console.print(f"[yellow]could not finish reading {escape(path)}: {escape(problem)}[/]")
+
+
+def print_files(summary: Summary) -> None:
+    """Each file's hands as a table: all of them, or the :data:`FILES_SHOWN` with the
+    most rejections when there are more."""
+    files = summary.per_file
+    if not files:
+        return
+    shown = files
+    if len(files) > FILES_SHOWN:
+        shown = sorted(files, key=lambda f: -sum(f.rejected.values()))[:FILES_SHOWN]
+    title = "Per file" if shown is files else f"The {FILES_SHOWN} files with most rejections"
+    table = Table(title=title, title_justify="left")
+    for name in ("file", "hands", "parsed", "duplicates", "rejected", "encoding"):
+        table.add_column(name, justify="left" if name in ("file", "rejected") else "right")
+    for counts in shown:
+        reasons = ", ".join(f"{reason} {n:,}" for reason, n in counts.rejected.items())
+        table.add_row(
+            escape(counts.path),
+            f"{counts.hands:,}",
+            f"{counts.parsed:,}",
+            f"{counts.duplicates:,}",
+            reasons or "0",
+            counts.encoding or "",
+        )
+    console.print(table)
+    if shown is not files:
+        console.print(f"{len(files) - len(shown):,} more files: see --json or summary.json")
+
+
+def print_explanation(explained: Explanation) -> None:
+    """One hand: where it is, the verdict, then its text (the line a rejection points at
+    marked) or its decision rows."""
+    where = f"hand {explained.index} of {explained.source}, line {explained.line}"
+    console.print(f"[bold]{escape(where)}[/] ({explained.format})")
+    if not explained.accepted:
+        verdict = f"{explained.reason}: {explained.message}"
+        console.print(f"[bold red]rejected:[/] {escape(verdict)}")
+        if explained.marked is None:
+            console.print("(the message names no line of the hand)")
+        for number, text in enumerate(explained.text.splitlines(), explained.line):
+            mark = ">>" if number == explained.marked else "  "
+            line = f"{mark} {number:>6}  {text}"
+            console.print(f"[bold red]{escape(line)}[/]" if mark == ">>" else escape(line))
+        return
+    console.print(
+        f"[bold green]accepted:[/] {escape(explained.site or '')} hand"
+        f" {escape(explained.hand_id or '(no id)')}"
+    )
+    console.print(f"variants: {', '.join(explained.variants) or 'none'}")
+    console.print(f"warnings: {', '.join(explained.warnings) or 'none'}")
+    rows = explained.rows
+    if rows is None or rows.is_empty():
+        console.print("no decision rows (no voluntary action)")
+        return
+    table = Table(title=f"{rows.height} decision rows", title_justify="left")
+    for name in EXPLAIN_COLUMNS:
+        table.add_column(name)
+    for row in rows.select(EXPLAIN_COLUMNS).iter_rows():
+        table.add_row(*(escape(str(value)) for value in row))
+    console.print(table)

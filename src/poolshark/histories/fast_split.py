@@ -121,7 +121,7 @@ def read_blocks(
         if not head.strip():
             return
         chosen = format or format_from_name(path.name) or sniff_format(head)
-        if utf16_of(head) is not None:  # the Python reader decodes UTF-16, streamed
+        if utf16_of(head) is not None or chosen == "ohh":  # UTF-16 and OHH: the Python reader
             stream.seek(0)
             hands = split_hands(stream, source=source, format=chosen)
             index = 0

@@ -17,6 +17,10 @@ Layout of the output folder ``OUT``::
     OUT/warnings/RUN-FILE-NAME.txt           each hand accepted with a warning, the same way
     OUT/summary.json                         the last run's summary; runs.jsonl: every run
 
+The summary also counts each file's hands (``Summary.per_file``: hands, parsed, duplicates,
+rejected by reason, the encoding read). :func:`explain_hand` tells why one hand of a file
+is rejected, or what it gives when accepted (``poolshark ingest --explain FILE:HAND``).
+
 Nothing is lost and nothing is counted twice: every hand read is parsed, rejected (with a
 reason, into quarantine) or a duplicate, so ``seen = parsed + rejected + duplicates``.
 A parsed hand whose winnings could not be verified (``replay.judge``) is counted under
@@ -30,6 +34,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import time
 import uuid
@@ -53,14 +58,14 @@ from poolshark.histories.fast import hand_key as hand_key  # part of this module
 from poolshark.histories.fast_split import Block, read_blocks
 from poolshark.histories.record import HistoryError
 from poolshark.histories.replay import warning_message
-from poolshark.histories.rows import DEFAULT_SALT, ROW_SCHEMA
-from poolshark.histories.split import RawHand
+from poolshark.histories.rows import DEFAULT_SALT, ROW_SCHEMA, decision_rows
+from poolshark.histories.split import RawHand, parse_hand, read_hands
 
 UInt64s = npt.NDArray[np.uint64]
 Backend = Literal["process", "ray", "serial"]
 OnProgress = Callable[[int, int], None]  # (hands, characters) just processed
 
-HISTORY_SUFFIXES = (".phh", ".phhs", ".txt")
+HISTORY_SUFFIXES = (".phh", ".phhs", ".ohh", ".txt")
 """File names ingestion picks up when given a folder (files named explicitly are always
 read, whatever their name)."""
 
@@ -375,7 +380,150 @@ def _contains(sorted_keys: UInt64s, keys: UInt64s) -> npt.NDArray[np.bool_]:
     return found
 
 
+# -- one hand explained ----------------------------------------------------------------------
+
+
+@dataclass
+class Explanation:
+    """What ingestion makes of one hand of a file (``poolshark ingest --explain``).
+
+    ``index``: the hand's place in the file (from 0); ``line``: the file line its text
+    starts on. A rejected hand has ``reason`` and ``message``, and ``marked``, the file line
+    the message points at when it names one; an accepted one has its record's site, hand
+    id, variants and warnings, and its decision ``rows``.
+    """
+
+    source: str
+    index: int
+    line: int
+    format: str
+    text: str
+    accepted: bool
+    reason: str | None = None
+    message: str | None = None
+    marked: int | None = None
+    site: str | None = None
+    hand_id: str | None = None
+    variants: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    rows: pl.DataFrame | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (rows as a list of objects)."""
+        data = {k: v for k, v in self.__dict__.items() if k != "rows"}
+        data["variants"] = list(self.variants)
+        data["warnings"] = list(self.warnings)
+        data["rows"] = self.rows.to_dicts() if self.rows is not None else []
+        return data
+
+
+def explain_hand(spec: str, *, replay_hands: bool = True, salt: str = DEFAULT_SALT) -> Explanation:
+    """Judge one hand, named ``FILE:HAND``, the way ingestion does.
+
+    ``HAND`` is the hand's index in the file (from 0) when it is a number smaller than the
+    file's count of hands, else its site hand id. Raises :class:`IngestError` for a
+    ``spec`` that names no file or no hand of it.
+    """
+    raw = find_hand(spec)
+    block = Block(
+        np.zeros(0, dtype=np.uint8),
+        raw.source,
+        raw.format,
+        raw.index,
+        *(np.zeros(0, dtype=np.int64),) * 3,
+        raws=(raw,),
+    )
+    judged = judge_hands(block, 0, 1, check=replay_hands)
+    explained = Explanation(raw.source, raw.index, raw.line, raw.format, raw.text, False)
+    if 0 in judged.rejected:
+        reason, message = judged.rejected[0]
+        explained.reason, explained.message = reason, message
+        explained.marked = _marked_line(raw, message)
+        return explained
+    record = judged.records[0]
+    explained.accepted = True
+    explained.site, explained.hand_id = record.site, record.hand_id
+    explained.variants, explained.warnings = record.variants, record.warnings
+    explained.rows = decision_rows([record], salt=salt)
+    return explained
+
+
+def find_hand(spec: str) -> RawHand:
+    """The raw hand ``FILE:HAND`` names (see :func:`explain_hand`)."""
+    name, colon, hand = spec.rpartition(":")
+    if not colon or not name or not hand.strip():
+        raise IngestError(
+            "--explain takes FILE:HAND (HAND: the hand's index from 0, or its hand id),"
+            f" not {spec!r}"
+        )
+    path = Path(name)
+    if not path.is_file():
+        raise IngestError(f"no such file: {path}")
+    hand = hand.strip()
+    try:
+        raws = list(read_hands(path))
+    except HistoryError as error:
+        raise IngestError(f"cannot read {path}: {error.message}") from None
+    if hand.isdigit() and int(hand) < len(raws):
+        return raws[int(hand)]
+    unread: RawHand | None = None
+    for raw in raws:
+        if hand not in raw.text:
+            continue
+        try:
+            if parse_hand(raw).hand_id == hand:
+                return raw
+        except HistoryError:
+            unread = unread or raw  # its id cannot be read; the text names it
+    if unread is not None:
+        return unread
+    last = f" (0 to {len(raws) - 1})" if raws else ""
+    raise IngestError(f"{path} has {len(raws)} hands{last} and none with hand id {hand!r}")
+
+
+_LINE_RE = re.compile(r"\bline (\d+)\b")
+_QUOTED_RE = re.compile(r"'([^']{3,})'|\"([^\"]{3,})\"")
+
+
+def _marked_line(raw: RawHand, message: str) -> int | None:
+    """The file line a rejection message points at: a ``line N`` of the hand, or the first
+    line holding a text the message quotes; None when it names none."""
+    lines = raw.text.splitlines()
+    found = _LINE_RE.search(message)
+    if found is not None and 1 <= int(found.group(1)) <= len(lines):
+        return raw.line + int(found.group(1)) - 1
+    for match in _QUOTED_RE.finditer(message):
+        quoted = match.group(1) or match.group(2)
+        for number, text in enumerate(lines):
+            if quoted in text:
+                return raw.line + number
+    return None
+
+
 # -- the run: inputs, workers, commits, summary --------------------------------------------
+
+
+@dataclass
+class FileSummary:
+    """One input file's hands: ``hands == parsed + sum(rejected) + duplicates``.
+
+    ``encoding``: the text encodings its hands were read in, most hands first, joined by
+    ``+`` (``utf-8``, ``cp1252+utf-8``; None for a file without hands); ``error``:
+    why the file could not be read to its end (its hands read before are counted).
+    """
+
+    path: str
+    hands: int = 0
+    parsed: int = 0
+    duplicates: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    encoding: str | None = None
+    error: str | None = None
+
+    @property
+    def balanced(self) -> bool:
+        """Whether every hand of the file is accounted for exactly once."""
+        return self.hands == self.parsed + sum(self.rejected.values()) + self.duplicates
 
 
 @dataclass
@@ -406,11 +554,13 @@ class Summary:
     parts: int = 0
     file_errors: dict[str, str] = field(default_factory=dict)
     encodings: dict[str, dict[str, int]] = field(default_factory=dict)  # file -> hands by encoding
+    per_file: list[FileSummary] = field(default_factory=list)  # by path
 
     @property
     def balanced(self) -> bool:
-        """Whether every hand seen is accounted for exactly once."""
-        return self.seen == self.parsed + sum(self.rejected.values()) + self.duplicates
+        """Whether every hand seen is accounted for exactly once, in all and per file."""
+        total = self.seen == self.parsed + sum(self.rejected.values()) + self.duplicates
+        return total and all(f.balanced for f in self.per_file)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field, rejections sorted by reason, hands per second."""
@@ -489,6 +639,7 @@ def ingest(
             bar.hands = summary.seen
     finally:
         store.close()
+    summary.per_file.sort(key=lambda f: f.path)
     summary.seconds = time.perf_counter() - started
     if not summary.balanced:  # a bug, never bad input: say so loudly
         raise AssertionError(f"ingestion counts do not add up: {summary}")
@@ -676,6 +827,16 @@ class _Store:
             summary.file_errors[result.path] = result.error
         if result.encodings:
             summary.encodings[result.path] = dict(sorted(result.encodings.items()))
+        counts = FileSummary(
+            result.path,
+            hands=result.seen,
+            parsed=result.parsed,
+            duplicates=result.duplicates,
+            rejected=dict(sorted(result.rejected.items())),
+            encoding="+".join(name for name, _ in result.encodings.most_common()) or None,
+            error=result.error,
+        )
+        summary.per_file.append(counts)
         for part in result.parts:
             fresh = self.keys.add(part.keys)
             self._note_warnings(result, part, fresh, summary)
@@ -690,6 +851,8 @@ class _Store:
                 )
                 summary.parsed -= dropped
                 summary.duplicates += dropped
+                counts.parsed -= dropped
+                counts.duplicates += dropped
                 summary.rows -= part.rows - rows.height
                 index.filter(pl.Series(fresh)).write_parquet(index_file)
                 rows.write_parquet(rows_file)

@@ -17,10 +17,12 @@ with a pointer to its source.
 * PHH: a ``.phhs`` file holds TOML tables ``[1]``, ``[2]``, ...; each table header starts
   a hand (a dotted header such as ``[1.notes]`` stays with its hand). A ``.phh`` file
   without a header is one hand.
+* OHH: JSON objects ``{"ohh": ...}``, cut apart by ``ohh.hand_chunks``.
 
-The format comes from the ``format`` argument, else the extension (``.phh``, ``.phhs``),
-else the content: PHH when the first meaningful line looks like TOML, else text. A file
-is never refused whole: a text file of hands from elsewhere yields its hands, which the
+The format comes from the ``format`` argument, else the extension (``.phh``, ``.phhs``,
+``.ohh``), else the content: OHH when the first meaningful line opens a JSON object (so a
+``.json`` file of OHH hands is read), PHH when it looks like TOML, else text. A file is
+never refused whole: a text file of hands from elsewhere yields its hands, which the
 reader rejects one by one with a reason.
 """
 
@@ -33,11 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+from poolshark.histories.ohh import hand_chunks, parse_ohh
 from poolshark.histories.phh import parse_phh
 from poolshark.histories.pokerstars import parse_pokerstars
 from poolshark.histories.record import HandRecord, HistoryError
 
-Format = Literal["phh", "pokerstars"]
+Format = Literal["phh", "pokerstars", "ohh"]
 
 _SNIFF_BYTES = 64 * 1024
 _BOM = codecs.BOM_UTF8
@@ -73,6 +76,8 @@ def parse_hand(raw: RawHand) -> HandRecord:
         raise HistoryError("malformed", raw.error)
     if raw.format == "phh":
         return parse_phh(raw.text)
+    if raw.format == "ohh":
+        return parse_ohh(raw.text)
     return parse_pokerstars(raw.text)
 
 
@@ -85,8 +90,12 @@ def read_hands(path: str | Path, *, format: Format | None = None) -> Iterator[Ra
 
 
 def format_from_name(name: str) -> Format | None:
-    """``phh`` for ``.phh``/``.phhs`` files; None when the name does not tell."""
-    return "phh" if name.lower().endswith((".phh", ".phhs")) else None
+    """``phh`` for ``.phh``/``.phhs`` files, ``ohh`` for ``.ohh``; None when the name does
+    not tell."""
+    lowered = name.lower()
+    if lowered.endswith(".ohh"):
+        return "ohh"
+    return "phh" if lowered.endswith((".phh", ".phhs")) else None
 
 
 def split_hands(
@@ -99,7 +108,7 @@ def split_hands(
     utf16 = utf16_of(head)
     lines = _utf8_lines(head, stream, utf16)
     chosen = format or sniff_format(head)
-    hands = _split_phh(lines, source) if chosen == "phh" else _split_pokerstars(lines, source)
+    hands = split_lines(lines, source=source, format=chosen)
     if utf16 is None:
         yield from hands
     else:
@@ -111,6 +120,9 @@ def split_lines(lines: Iterable[bytes], *, source: str, format: Format) -> Itera
     """Raw hands from a file's UTF-8 lines (each with its newline) in a known format."""
     if format == "phh":
         yield from _split_phh(lines, source)
+    elif format == "ohh":
+        for index, (chunk, line) in enumerate(hand_chunks(lines)):
+            yield _hand(chunk, source, index, line, "ohh")
     else:
         yield from _split_pokerstars(lines, source)
 
@@ -124,6 +136,8 @@ def sniff_format(head: bytes) -> Format:
         line = line.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
             continue
+        if line.startswith("{") or line == "[" or line.startswith("[{"):
+            return "ohh"
         if line[:11].lower() != "pokerstars " and (line.startswith("[") or "=" in line):
             return "phh"
         break
