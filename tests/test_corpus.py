@@ -3,8 +3,9 @@
 Hands other people's programs and sites wrote, in every era and export of PokerStars text
 and other rooms' text in its layout, in several encodings. Each file is ingested alone and
 its accepted and rejected hands (by reason) and encodings are pinned; the fast path and
-the plain readers must decide every hand alike; and for sixteen hands the decisions (player,
-move, amount) and the payouts (winnings, rake) are pinned as read off the text by hand.
+the plain readers must decide every hand alike; and for the hands in :data:`GOLDEN` the
+decisions (player, move, amount), the payouts (winnings, rake) and the variants are pinned
+as read off the text by hand.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ CORPUS = Path(__file__).parent / "data" / "corpus"
 #: file -> (hands accepted, rejected by reason, hands by encoding, hands the fast path
 #: judges alone).
 EXPECTED: dict[str, tuple[int, dict[str, int], dict[str, int], int]] = {
+    "derived_early_folds.txt": (2, {"replay-illegal": 1}, {"utf-8": 3}, 0),
     "derived_euro_table_cp1252_crlf.txt": (1, {}, {"cp1252": 1}, 0),
     "derived_mixed_cp1252_utf8.txt": (2, {}, {"cp1252": 1, "utf-8": 1}, 0),
     "derived_zoom_2017_utf16.txt": (1, {}, {"utf-16-le": 1}, 0),
@@ -50,6 +52,7 @@ EXPECTED: dict[str, tuple[int, dict[str, int], dict[str, int], int]] = {
     "poolshark_table_life.txt": (1, {}, {"utf-8": 1}, 0),
     "poolshark_tracker_export_crlf.txt": (2, {}, {"utf-8": 2}, 2),
     "poolshark_zoom_hand_archive.txt": (2, {}, {"utf-8": 2}, 2),
+    "pokerregion_una_2020.txt": (13, {}, {"utf-8": 13}, 13),
 }
 
 
@@ -111,6 +114,7 @@ class Golden:
     actions: tuple[str, ...]
     winnings: str
     rake: int
+    variants: tuple[str, ...] = ()
 
 
 GOLDEN = [
@@ -222,6 +226,7 @@ GOLDEN = [
         ),
         "willybeer22: 1200",
         0,
+        ("capped-no-limit",),
     ),
     Golden(
         "hhsmithy_disconnect.txt",
@@ -277,6 +282,7 @@ GOLDEN = [
         ),
         "deep_dave: 3460",
         180,
+        ("capped-no-limit",),
     ),
     Golden(
         "poolshark_cap_reached.txt",
@@ -289,6 +295,7 @@ GOLDEN = [
         ),
         "capper: 350",
         0,
+        ("capped-no-limit",),
     ),
     Golden(
         "poolshark_old_headers.txt",
@@ -372,6 +379,80 @@ GOLDEN = [
         73,
     ),
     Golden(
+        "pokerregion_una_2020.txt",
+        6,
+        (
+            "p Kazooka: f",
+            "p pokerHero1: f",
+            "p jimmimax: f",
+            "p nutzz99: r6",
+            "p xBIGRIVERx: f",
+            "p revysledneck: c4",
+            "p AgeofInnocence: f",
+            "p pengjin: f",
+            "p Kaufmann I: c4",
+            "f Kaufmann I: c0",
+            "f nutzz99: c0",
+            "f revysledneck: r19",
+            "f Kaufmann I: f",
+            "f nutzz99: f",
+        ),
+        "revysledneck: 19",
+        1,
+    ),
+    Golden(
+        "derived_early_folds.txt",
+        0,
+        (
+            "p jimmimax: f",
+            "p nutzz99: f",
+            "p xBIGRIVERx: f",
+            "p revysledneck: c2",
+            "p AgeofInnocence: f",
+            "p pengjin: f",
+            "p Kaufmann I: f",
+            "p Kazooka: c1",
+            "p pokerHero1: c0",
+            "f Kazooka: c0",
+            "f pokerHero1: c0",
+            "f revysledneck: c0",
+            "t Kazooka: r2",
+            "t pokerHero1: f",
+            "t revysledneck: c2",
+            "r Kazooka: c0",
+            "r revysledneck: c0",
+        ),
+        "Kazooka: 10",
+        0,
+        ("early-fold",),
+    ),
+    Golden(
+        "derived_early_folds.txt",
+        1,
+        (
+            "p nutzz99: f",
+            "p xBIGRIVERx: f",
+            "p revysledneck: c2",
+            "p AgeofInnocence: f",
+            "p pengjin: c2",
+            "p Kaufmann I: f",
+            "p Kazooka: c2",
+            "p pokerHero1: c1",
+            "p jimmimax: c0",
+            "f pokerHero1: c0",
+            "f jimmimax: r7",
+            "f revysledneck: c7",
+            "f pengjin: f",
+            "f Kazooka: f",
+            "f pokerHero1: f",
+            "t jimmimax: r16",
+            "t revysledneck: f",
+        ),
+        "jimmimax: 23",
+        1,
+        ("early-fold",),
+    ),
+    Golden(
         "poolshark_other_rooms.txt",
         0,
         (
@@ -405,3 +486,4 @@ def test_golden_decisions_and_payouts(golden: Golden) -> None:
     won = ", ".join(f"{names[i]}: {chips}" for i, chips in enumerate(record.winnings) if chips)
     assert won == golden.winnings
     assert record.rake == golden.rake
+    assert record.variants == golden.variants

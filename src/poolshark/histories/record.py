@@ -50,6 +50,10 @@ VARIANTS: dict[str, str] = {
     "odd-chip": "a split pot's odd chip went to a winner other than the first left of the button",
     "rake-split": "a split pot's shares differ by the rounding of the rake taken from it",
     "capped-no-limit": "no-limit with a cap on what each player may put in the hand",
+    "early-fold": (
+        "a fold written before the player's turn (a fold in advance, a fast fold), played at"
+        " that turn: only folds, checks and calls came between"
+    ),
 }
 
 
