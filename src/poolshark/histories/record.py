@@ -28,7 +28,7 @@ REJECTION_REASONS: dict[str, str] = {
     "tournament": "a tournament hand (chips, not money)",
     "play-money": "a play-money hand",
     "home-game": "a home game (a private club table: its stakes and rake are the club's)",
-    "unsupported-site": "another room's hand in a layout the reader does not take (Full Tilt, ...)",
+    "unsupported-site": "another room's hand in a layout the reader does not take (Bovada, ...)",
     "unsupported-format": "neither PokerStars text nor PHH",
     "replay-illegal": "an action the rules forbid, or out of turn, when replayed",
     "replay-mismatch": "the replay disagrees with the record: amounts, board, pot or winnings",
