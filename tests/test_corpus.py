@@ -3,8 +3,9 @@
 Hands other people's programs and sites wrote, in every era and export of PokerStars text
 and other rooms' text in its layout, in several encodings. Each file is ingested alone and
 its accepted and rejected hands (by reason) and encodings are pinned; the fast path and
-the plain readers must decide every hand alike; and for sixteen hands the decisions (player,
-move, amount) and the payouts (winnings, rake) are pinned as read off the text by hand.
+the plain readers must decide every hand alike; and for the hands in :data:`GOLDEN` the
+decisions (player, move, amount), the payouts (winnings, rake) and the variants are pinned
+as read off the text by hand.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ CORPUS = Path(__file__).parent / "data" / "corpus"
 #: file -> (hands accepted, rejected by reason, hands by encoding, hands the fast path
 #: judges alone).
 EXPECTED: dict[str, tuple[int, dict[str, int], dict[str, int], int]] = {
+    "derived_early_folds.txt": (2, {"replay-illegal": 1}, {"utf-8": 3}, 0),
     "derived_euro_table_cp1252_crlf.txt": (1, {}, {"cp1252": 1}, 0),
     "derived_mixed_cp1252_utf8.txt": (2, {}, {"cp1252": 1, "utf-8": 1}, 0),
     "derived_zoom_2017_utf16.txt": (1, {}, {"utf-16-le": 1}, 0),
@@ -35,9 +37,15 @@ EXPECTED: dict[str, tuple[int, dict[str, int], dict[str, int], int]] = {
     "hhsmithy_10_max_limit_indented.txt": (1, {}, {"utf-8": 1}, 0),
     "hhsmithy_10_multiple_hands.txt": (10, {}, {"utf-8": 10}, 10),
     "hhsmithy_cap_no_limit.txt": (2, {}, {"utf-8": 2}, 0),
+    "hhsmithy_cap_reached_2014.txt": (1, {}, {"utf-8": 1}, 0),
     "hhsmithy_disconnect.txt": (1, {}, {"utf-8": 1}, 1),
     "hhsmithy_euro_table.txt": (1, {}, {"utf-8": 1}, 0),
-    "hhsmithy_full_tilt.txt": (0, {"unsupported-site": 1}, {"utf-8": 1}, 0),
+    "hhsmithy_leaves_mid_hand.txt": (1, {}, {"utf-8": 1}, 1),
+    "hhsmithy_no_blank_lines_cap.txt": (14, {}, {"utf-8": 14}, 0),
+    "hhsmithy_full_tilt.txt": (0, {"malformed": 1}, {"utf-8": 1}, 0),
+    "hhsmithy_full_tilt_heads_up_10.txt": (10, {}, {"utf-8": 10}, 0),
+    "hhsmithy_full_tilt_limit.txt": (1, {}, {"utf-8": 1}, 0),
+    "hhsmithy_full_tilt_sitting_out.txt": (1, {}, {"utf-8": 1}, 0),
     "hhsmithy_omaha_zoom_run_twice_yuan.txt": (0, {"unsupported-game": 3}, {"utf-8": 3}, 0),
     "poolshark_cap_reached.txt": (2, {}, {"utf-8": 2}, 0),
     "poolshark_old_headers.txt": (2, {}, {"utf-8": 2}, 2),
@@ -50,6 +58,8 @@ EXPECTED: dict[str, tuple[int, dict[str, int], dict[str, int], int]] = {
     "poolshark_table_life.txt": (1, {}, {"utf-8": 1}, 0),
     "poolshark_tracker_export_crlf.txt": (2, {}, {"utf-8": 2}, 2),
     "poolshark_zoom_hand_archive.txt": (2, {}, {"utf-8": 2}, 2),
+    "pokerregion_aksnes_2020.txt": (9, {}, {"utf-8": 9}, 8),
+    "pokerregion_una_2020.txt": (13, {}, {"utf-8": 13}, 13),
 }
 
 
@@ -111,6 +121,7 @@ class Golden:
     actions: tuple[str, ...]
     winnings: str
     rake: int
+    variants: tuple[str, ...] = ()
 
 
 GOLDEN = [
@@ -222,6 +233,7 @@ GOLDEN = [
         ),
         "willybeer22: 1200",
         0,
+        ("capped-no-limit",),
     ),
     Golden(
         "hhsmithy_disconnect.txt",
@@ -277,6 +289,7 @@ GOLDEN = [
         ),
         "deep_dave: 3460",
         180,
+        ("capped-no-limit",),
     ),
     Golden(
         "poolshark_cap_reached.txt",
@@ -289,6 +302,7 @@ GOLDEN = [
         ),
         "capper: 350",
         0,
+        ("capped-no-limit",),
     ),
     Golden(
         "poolshark_old_headers.txt",
@@ -372,6 +386,185 @@ GOLDEN = [
         73,
     ),
     Golden(
+        "hhsmithy_cap_reached_2014.txt",
+        0,
+        (
+            "p KASSIR8485: c100",
+            "p GuOlIg: f",
+            "p martin070: c100",
+            "p jammyd0dger7: f",
+            "p ekologe: r2000",
+            "p PANTER555: c1774",
+            "p KASSIR8485: f",
+            "p martin070: f",
+        ),
+        "ekologe: 3770",
+        178,
+        ("capped-no-limit",),
+    ),
+    Golden(
+        "hhsmithy_full_tilt_heads_up_10.txt",
+        1,
+        (
+            "p metior: r10000",
+            "p TheHoboKing: c5000",
+            "f TheHoboKing: c0",
+            "f metior: c0",
+            "t TheHoboKing: r5000",
+            "t metior: c5000",
+            "r TheHoboKing: c0",
+            "r metior: c0",
+        ),
+        "TheHoboKing: 29950",
+        50,
+    ),
+    Golden(
+        "hhsmithy_full_tilt_limit.txt",
+        0,
+        (
+            "p fuhlsgold: f",
+            "p lonestar98: f",
+            "p mlcruiser: f",
+            "p bob from ct: f",
+            "p nowhiningplease: r1000",
+            "p ciwei999: f",
+            "p oh__pelle: c750",
+            "p PreaknessPass: c500",
+            "f oh__pelle: r500",
+            "f PreaknessPass: f",
+            "f nowhiningplease: r1000",
+            "f oh__pelle: r1500",
+            "f nowhiningplease: c500",
+            "t oh__pelle: r1000",
+            "t nowhiningplease: c1000",
+            "r oh__pelle: r1000",
+            "r nowhiningplease: f",
+        ),
+        "oh__pelle: 7700",
+        300,
+    ),
+    Golden(
+        "hhsmithy_full_tilt_sitting_out.txt",
+        0,
+        (
+            "p erki1964: c100",
+            "p Jarmuli: f",
+            "p M_Mathers: r450",
+            "p jacksparrow8119: f",
+            "p kukuruzkuckuck: f",
+            "p erki1964: c350",
+            "f erki1964: r400",
+            "f M_Mathers: c400",
+            "t erki1964: r500",
+            "t M_Mathers: f",
+        ),
+        "erki1964: 1760",
+        90,
+    ),
+    Golden(
+        "pokerregion_aksnes_2020.txt",
+        8,
+        (
+            "p Parker09SA: r10",
+            "p pokerHero1: f",
+            "p fifita78: f",
+            "p GIE0RGE: f",
+            "p Trend154reg: f",
+            "p subarist085: c10",
+            "p Jerry194208: c10",
+            "p BRUNOFUENTES27: c9",
+            "p Finalflash007: f",
+            "f BRUNOFUENTES27: c0",
+            "f Parker09SA: r24",
+            "f subarist085: f",
+            "f Jerry194208: c24",
+            "f BRUNOFUENTES27: c24",
+            "t BRUNOFUENTES27: r112",
+            "t Parker09SA: c112",
+            "t Jerry194208: c112",
+            "r BRUNOFUENTES27: c0",
+            "r Parker09SA: r120",
+            "r Jerry194208: c26",
+            "r BRUNOFUENTES27: c78",
+        ),
+        "Parker09SA: 612",
+        22,
+    ),
+    Golden(
+        "pokerregion_una_2020.txt",
+        6,
+        (
+            "p Kazooka: f",
+            "p pokerHero1: f",
+            "p jimmimax: f",
+            "p nutzz99: r6",
+            "p xBIGRIVERx: f",
+            "p revysledneck: c4",
+            "p AgeofInnocence: f",
+            "p pengjin: f",
+            "p Kaufmann I: c4",
+            "f Kaufmann I: c0",
+            "f nutzz99: c0",
+            "f revysledneck: r19",
+            "f Kaufmann I: f",
+            "f nutzz99: f",
+        ),
+        "revysledneck: 19",
+        1,
+    ),
+    Golden(
+        "derived_early_folds.txt",
+        0,
+        (
+            "p jimmimax: f",
+            "p nutzz99: f",
+            "p xBIGRIVERx: f",
+            "p revysledneck: c2",
+            "p AgeofInnocence: f",
+            "p pengjin: f",
+            "p Kaufmann I: f",
+            "p Kazooka: c1",
+            "p pokerHero1: c0",
+            "f Kazooka: c0",
+            "f pokerHero1: c0",
+            "f revysledneck: c0",
+            "t Kazooka: r2",
+            "t pokerHero1: f",
+            "t revysledneck: c2",
+            "r Kazooka: c0",
+            "r revysledneck: c0",
+        ),
+        "Kazooka: 10",
+        0,
+        ("early-fold",),
+    ),
+    Golden(
+        "derived_early_folds.txt",
+        1,
+        (
+            "p nutzz99: f",
+            "p xBIGRIVERx: f",
+            "p revysledneck: c2",
+            "p AgeofInnocence: f",
+            "p pengjin: c2",
+            "p Kaufmann I: f",
+            "p Kazooka: c2",
+            "p pokerHero1: c1",
+            "p jimmimax: c0",
+            "f pokerHero1: c0",
+            "f jimmimax: r7",
+            "f revysledneck: c7",
+            "f pengjin: f",
+            "f Kazooka: f",
+            "f pokerHero1: f",
+            "t jimmimax: r16",
+            "t revysledneck: f",
+        ),
+        "jimmimax: 23",
+        1,
+        ("early-fold",),
+    ),
+    Golden(
         "poolshark_other_rooms.txt",
         0,
         (
@@ -405,3 +598,4 @@ def test_golden_decisions_and_payouts(golden: Golden) -> None:
     won = ", ".join(f"{names[i]}: {chips}" for i, chips in enumerate(record.winnings) if chips)
     assert won == golden.winnings
     assert record.rake == golden.rake
+    assert record.variants == golden.variants

@@ -85,7 +85,7 @@ def test_glued_files_utf16_and_bad_bytes() -> None:
     assert (windows.encoding, utf8.encoding) == ("cp1252", "utf-8")
     assert "lefté" in [seat.player for seat in parse_hand(windows).seats]
     assert parse_hand(utf8).hand_id == "230000000777"
-    (other,) = split_hands(io.BytesIO(b"Full Tilt Poker Game #1: ...\n"))
+    (other,) = split_hands(io.BytesIO(b"Bovada Hand #1: ...\n"))
     with pytest.raises(HistoryError) as unknown:
         parse_hand(other)
     assert unknown.value.reason == "unsupported-site"
@@ -264,7 +264,8 @@ def test_table_life_lines() -> None:
 
 def test_other_rooms_home_games_and_play_money() -> None:
     """Another room's hand in PokerStars' layout is read with its site; a room whose text
-    is not in it, a home game and play money are rejected each with its own reason."""
+    is not in it, a home game and play money are rejected each with its own reason; a
+    Full Tilt hand whose small blind has no seat line is malformed (its stack is unknown)."""
     raws = corpus("poolshark_other_rooms.txt")
     gg = parse_hand(raws[0])
     assert (gg.site, gg.hand_id, gg.rake, gg.time) == (
@@ -278,7 +279,7 @@ def test_other_rooms_home_games_and_play_money() -> None:
         with pytest.raises(HistoryError) as caught:
             parse_hand(raw)
         reasons.append(caught.value.reason)
-    assert reasons == ["unsupported-site", "home-game", "play-money", "unsupported-site"]
+    assert reasons == ["unsupported-site", "home-game", "play-money", "malformed"]
     gg = raws[0].text
     rio = gg.replace("Poker Hand #RC", "Run It Once Poker Hand #", 1)
     drop = gg.replace("*** HOLE CARDS ***", "*** HOLE CARDS ***\nCash Drop to Pot : total $1")

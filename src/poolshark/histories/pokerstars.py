@@ -8,7 +8,8 @@ names seated at the table, longest first. Lines that carry no chips (sitting out
 disconnects, time-outs, chat, cash-out offers) are recognized and skipped; any other line
 rejects the hand as ``malformed``, and a hand that stops before its summary as
 ``truncated``. Tournaments, play money and games other than hold'em no-limit and
-fixed-limit are rejected with their own reasons.
+fixed-limit are rejected with their own reasons. Full Tilt Poker's text is rewritten in
+this layout first (``histories.fulltilt``) and read the same way, with its site.
 
 Forced bets: ``posts small blind`` is the live small blind when posted by the first
 player left of the button (the button itself heads-up) and dead money otherwise; ``posts
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 
@@ -33,6 +35,9 @@ from poolshark.engine.config import Betting
 from poolshark.engine.pots import side_pots, split_pot, take_rake
 from poolshark.engine.table import Move, Street
 from poolshark.histories.chips import CHIPS, CURRENCY_SYMBOL, SYMBOL_CURRENCY, cents, format_chips
+from poolshark.histories.fulltilt import SITE as FULL_TILT
+from poolshark.histories.fulltilt import is_full_tilt
+from poolshark.histories.fulltilt import to_pokerstars as full_tilt_to_pokerstars
 from poolshark.histories.record import HandRecord, HistoryError, RecordedAction, Seat
 
 SITE = "PokerStars"
@@ -58,8 +63,9 @@ _COLLECTED_RE = re.compile(rf"(.+) collected ({_AMOUNT}) from (pot|main pot|side
 _UNCALLED_RE = re.compile(rf"Uncalled bet \(({_AMOUNT})\) returned to (.+)")
 _CAP_SUFFIX_RE = re.compile(rf" and has reached the ({_AMOUNT}) cap")
 #: Rooms other than PokerStars whose text follows PokerStars' layout, read as such with
-#: the site recorded (the header's room, lower case -> the site). Others (Run It Once,
-#: whose showdown and pot lines differ, Full Tilt, ...) are rejected as ``unsupported-site``.
+#: the site recorded (the header's room, lower case -> the site). Full Tilt's own layout is
+#: rewritten into this one first (``histories.fulltilt``); others (Run It Once, whose
+#: showdown and pot lines differ, Bovada, ...) are rejected as ``unsupported-site``.
 OTHER_ROOMS = {
     "poker": "GGPoker",
     "pokermaster": "PokerMaster",
@@ -111,11 +117,15 @@ def parse_pokerstars(text: str) -> HandRecord:
 
     It does not replay the hand (see ``histories.replay``).
     """
+    site = None
+    if is_full_tilt(text):
+        text, site = full_tilt_to_pokerstars(text), FULL_TILT
     lines = [line.rstrip().lstrip(" \t") for line in text.lstrip("\ufeff").split("\n")]
     while lines and not lines[-1]:
         lines.pop()
     try:
-        return _Reader(lines).read()
+        record = _Reader(lines).read()
+        return record if site is None else replace(record, site=site)
     except HistoryError:
         raise
     except (ValueError, IndexError, KeyError) as error:  # a line that parsed only half-way
@@ -487,7 +497,7 @@ class _Reader:
         elif verb.startswith("bets "):
             move, amount = Move.RAISE, _money(verb[5:])
         elif verb.startswith("raises "):
-            _, to, total = verb[7:].partition(" to ")
+            _, to, total = f" {verb[7:]}".partition(" to ")  # "raises $2 to $3", "raises to $3"
             if not to:
                 raise HistoryError("malformed", f"bad raise {line!r}")
             move, amount = Move.RAISE, _money(total)
@@ -662,7 +672,6 @@ class _Posts:
 
 #: How other rooms' headers start, for the rejection message (lower case -> room).
 _OTHER_HEADERS = {
-    "full tilt poker": "Full Tilt",
     "bovada": "Bovada",
     "ignition": "Ignition",
     "888poker": "888poker",

@@ -28,7 +28,7 @@ REJECTION_REASONS: dict[str, str] = {
     "tournament": "a tournament hand (chips, not money)",
     "play-money": "a play-money hand",
     "home-game": "a home game (a private club table: its stakes and rake are the club's)",
-    "unsupported-site": "another room's hand in a layout the reader does not take (Full Tilt, ...)",
+    "unsupported-site": "another room's hand in a layout the reader does not take (Bovada, ...)",
     "unsupported-format": "neither PokerStars text nor PHH",
     "replay-illegal": "an action the rules forbid, or out of turn, when replayed",
     "replay-mismatch": "the replay disagrees with the record: amounts, board, pot or winnings",
@@ -50,6 +50,10 @@ VARIANTS: dict[str, str] = {
     "odd-chip": "a split pot's odd chip went to a winner other than the first left of the button",
     "rake-split": "a split pot's shares differ by the rounding of the rake taken from it",
     "capped-no-limit": "no-limit with a cap on what each player may put in the hand",
+    "early-fold": (
+        "a fold written before the player's turn (a fold in advance, a fast fold), played at"
+        " that turn: only folds, checks and calls came between"
+    ),
 }
 
 

@@ -89,8 +89,10 @@ def _replayed(record: HandRecord, *, check: bool, tolerant: bool) -> Judged:
     _check_shape(record)
     rake = _recorded_rake(record) if check else 0
     table = _seat_players(record, rake)
-    for number, action in enumerate(record.actions, 1):
-        _play(table, action, number, record)
+    played = _play_in_turn(table, record)
+    if played != record.actions:
+        variants = (*record.variants, "early-fold")
+        record = replace(record, actions=played, variants=variants)
     _finish_forced_checks(table)
     if not table.done:
         raise HistoryError("replay-mismatch", "the hand is not over after the last action")
@@ -195,6 +197,63 @@ def _play(table: Table, action: RecordedAction, number: int, record: HandRecord)
     if action.all_in != all_in:
         state = "is" if all_in else "is not"
         raise HistoryError("replay-mismatch", f"{where}: the player {state} all-in")
+
+
+def _play_in_turn(table: Table, record: HandRecord) -> tuple[RecordedAction, ...]:
+    """Play every recorded action; returns them in the order played.
+
+    A fold written before the player's turn (a fold in advance, or a fast fold) waits for
+    that turn, in the same betting round, and is played there, provided nothing between
+    changed the price the player faced: only folds, checks and calls in between. A raise
+    in between, or a betting round that ends before the turn comes, leaves the fold out of
+    turn (``replay-illegal``, naming the fold)."""
+    played: list[RecordedAction] = []
+    waiting: dict[int, tuple[int, RecordedAction]] = {}  # player -> (number, early fold)
+
+    def play_waiting() -> None:
+        while not table.done and table.to_act in waiting:
+            number, fold = waiting.pop(table.to_act)
+            _play(table, fold, number, record)
+            played.append(fold)
+        for number, fold in waiting.values():
+            if table.done or table.street != fold.street:
+                _out_of_turn(table, fold, number, record, "the betting round ends first")
+
+    for number, action in enumerate(record.actions, 1):
+        play_waiting()
+        if _may_wait(table, action) and action.player not in waiting:
+            waiting[action.player] = (number, action)
+            continue
+        if waiting and action.move is Move.RAISE:
+            number_waiting, fold = min(waiting.values(), key=lambda item: item[0])
+            raiser = f"action {number} ({_describe(action, record)})"
+            _out_of_turn(table, fold, number_waiting, record, f"{raiser} comes before it")
+        _play(table, action, number, record)
+        played.append(action)
+    play_waiting()
+    return tuple(played)
+
+
+def _may_wait(table: Table, action: RecordedAction) -> bool:
+    """Whether ``action`` is a fold before its player's turn, by a player still to act in
+    this betting round (in the hand, with chips, not the one to act)."""
+    return (
+        action.move is Move.FOLD
+        and not table.done
+        and action.street == table.street
+        and 0 <= action.player < table.seats
+        and action.player != table.to_act
+        and not table.folded[action.player]
+        and table.stack[action.player] > 0
+    )
+
+
+def _out_of_turn(
+    table: Table, fold: RecordedAction, number: int, record: HandRecord, why: str
+) -> None:
+    """Reject an early fold that cannot wait for its turn."""
+    where = f"action {number} ({_describe(fold, record)})"
+    raise HistoryError("replay-illegal", f"{where} is out of turn, and {why}")
 
 
 def _goes_all_in(table: Table, move: Move, amount: int) -> bool:
