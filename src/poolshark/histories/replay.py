@@ -21,10 +21,10 @@ PokerStars and PHH writers.
 from __future__ import annotations
 
 from collections.abc import Sequence, Sized
-from math import gcd
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from math import gcd
 from typing import Literal
 
 from poolshark.cards.card import CardError, check_disjoint
