@@ -50,6 +50,13 @@ The last line printed is one JSON object with these keys (rates in hands per sec
   ``rows_match_pokerkit``: every hand has as many rows as PokerKit counts fold,
   check/call and bet/raise actions.
 * ``target_per_core``: 50,000; ``target_met``: both checked text-to-rows rates reach it.
+* ``pokerkit_file_to_rows_per_s``, ``pokerkit_file_loads_per_s``,
+  ``ratio_pokerkit_file_to_rows_vs_loads``: a file PokerKit wrote (random hands of
+  ``histories.referee``, half without hand ids, none with final stacks, as
+  ``from_game_state`` writes them; 4,000 hands, 1,000 with ``--quick``): our fast path to
+  rows, checked, and
+  PokerKit's ``loads`` on the same hands; ``pokerkit_file_fast_share``: the hands the fast
+  path judged alone, ``fallbacks_pokerkit_file``, ``hands_pokerkit_file``.
 * ``hands_phh``, ``hands_pokerstars``, ``hands_pokerkit_replay``; ``quick``.
 """
 
@@ -74,6 +81,7 @@ from poolshark.histories.fast_split import Block, read_blocks
 from poolshark.histories.ingest import ingest
 from poolshark.histories.pokerstars import write_pokerstars
 from poolshark.histories.record import HandRecord, HistoryError
+from poolshark.histories.referee import phhs_text, pokerkit_hands
 from poolshark.histories.replay import judge
 from poolshark.histories.rows import build_rows, rows_frame, track
 from poolshark.histories.settle import settle
@@ -177,6 +185,28 @@ def stage_costs(phh_files: list[Path], stars_files: list[Path], repeats: int) ->
     }
 
 
+def pokerkit_file_figures(work: Path, hands: int, repeats: int) -> dict[str, object]:
+    """A file PokerKit wrote (``HandHistory.from_game_state`` of random hands, as it
+    writes them: no hand ids, no final stacks): our fast path to rows, checked, beside
+    PokerKit's ``HandHistory.loads`` on the same hands, and the fast path's share."""
+    made = pokerkit_hands(hands, seed=1)
+    texts = [h.text for h in made if "finishing_stacks" not in h.text]
+    path = work / "pokerkit.phhs"
+    path.write_text(phhs_text(texts))
+    fast_rows([path], check=True)  # warm-up
+    ours = rate(len(texts), lambda: fast_rows([path], check=True), repeats)
+    theirs = rate(len(texts), lambda: [HandHistory.loads(t) for t in texts], repeats)
+    result = file_rows(path)
+    return {
+        "pokerkit_file_to_rows_per_s": ours,
+        "pokerkit_file_loads_per_s": theirs,
+        "ratio_pokerkit_file_to_rows_vs_loads": ours / theirs,
+        "pokerkit_file_fast_share": result.fast / len(texts),
+        "fallbacks_pokerkit_file": dict(result.fallbacks),
+        "hands_pokerkit_file": len(texts),
+    }
+
+
 def main() -> None:
     """Measure, print the tables and the JSON line."""
     args = parse_args(__doc__.splitlines()[0])
@@ -237,6 +267,7 @@ def main() -> None:
         )
         prefix = histories[: 200 if args.quick else 500]
         figures["pokerkit_replay_per_s"] = rate(len(prefix), lambda: replay_pokerkit(prefix), 1)
+        pokerkit_file = pokerkit_file_figures(work, 1000 if args.quick else 4000, repeats)
 
         counts: dict[str, object] = {}
         matches_plain = True
@@ -272,11 +303,28 @@ def main() -> None:
 
     if not args.json:
         show(figures, counts, n_phh, n_stars, len(prefix), quick=args.quick)
+        print_table(
+            "PokerKit-written PHH (histories.referee)",
+            ["path", "hands", "hands/s per core"],
+            [
+                [
+                    "fast path to rows, checked",
+                    pokerkit_file["hands_pokerkit_file"],
+                    pokerkit_file["pokerkit_file_to_rows_per_s"],
+                ],
+                [
+                    "PokerKit HandHistory.loads",
+                    pokerkit_file["hands_pokerkit_file"],
+                    pokerkit_file["pokerkit_file_loads_per_s"],
+                ],
+            ],
+        )
 
     emit(
         {
             **figures,
             **counts,
+            **pokerkit_file,
             "rows_per_hand": frame.height / len(records),
             "rows_match_plain": matches_plain,
             "rows_match_pokerkit": matches_pokerkit,

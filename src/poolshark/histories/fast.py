@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import polars as pl
+import pyarrow as pa
 
 from poolshark.histories.fast_phh import read_phh
 from poolshark.histories.fast_pokerstars import read_pokerstars
@@ -206,6 +207,14 @@ def _fast_stages(judged: Judged, *, check: bool) -> None:
     fast = np.flatnonzero(passed)
     sites = arrays.site.take(fast).to_pylist()
     hand_ids = arrays.hand_id.take(fast).to_pylist()
+    if "" in hand_ids:  # identified by their content instead
+        for k, i in enumerate(fast.tolist()):
+            if not hand_ids[k]:
+                hand_ids[k] = content_id(block.raw(judged.lo + i).text)
+        every = arrays.hand_id.to_pylist()
+        for k, i in enumerate(fast.tolist()):
+            every[i] = hand_ids[k]
+        judged.arrays = arrays = dataclasses.replace(arrays, hand_id=pa.array(every, pa.string()))
     keys = judged.key
     for i, site, hand_id in zip(fast.tolist(), sites, hand_ids, strict=True):
         judged.sites[i] = site
@@ -224,6 +233,8 @@ def _plain_path(judged: Judged, i: int, *, check: bool) -> None:
     except Exception as error:  # a reader bug must not stop the run: keep the hand
         judged.rejected[i] = ("internal-error", describe(error))
         return
+    if not record.hand_id:
+        record = dataclasses.replace(record, hand_id=content_id(raw.text))
     judged.sites[i] = record.site
     judged.hand_ids[i] = record.hand_id
     judged.key[i] = hand_key(record.site, record.hand_id)
@@ -283,6 +294,17 @@ def hand_key(site: str, hand_id: str) -> int:
     """The 64-bit key that identifies a hand across files and runs (never 0)."""
     digest = hashlib.blake2b(f"{site}\x00{hand_id}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") or 1
+
+
+def content_id(text: str) -> str:
+    """The id of a hand whose history gives none (PHH without ``hand``): ``#`` and 16 hex
+    digits of BLAKE2b of its text, less a ``[n]`` table header, trailing spaces and blank
+    lines. Distinct hands get distinct ids; the same hand read again, the same id."""
+    lines = [line.rstrip() for line in text.split("\n")]
+    if lines and lines[0].startswith("["):
+        lines = lines[1:]
+    canonical = "\n".join(line for line in lines if line)
+    return "#" + hashlib.blake2b(canonical.encode(), digest_size=8).hexdigest()
 
 
 # -- one file to rows, without duplicates or quarantine (benchmarks, tests) ---------------

@@ -126,6 +126,9 @@ _FALSE = word("false")
 _D_DH = word("d dh p")
 _D_DB = word("d db ")
 MAX_ACTIONS = 400
+_DEFAULT_NAMES = np.frombuffer(b"p1p2p3p4p5p6p7p8p9p10", dtype=np.uint8)
+"""The names of players a hand without ``players`` gets (``p1`` to ``p10``), placed after
+a block's bytes: such a hand's name ranges point past them."""
 """Entries of ``actions`` per hand the fast reader takes (longer hands are handed over)."""
 _AMOUNT_LISTS = 4  # antes, blinds, stacks, winnings
 
@@ -561,11 +564,19 @@ def _read_hands(
         n = counts[2]
         if code == 0:
             need = (1 << _VARIANT) | (1 << _STACKS) | (1 << _BLINDS) | (1 << _ACTIONS)
-            need |= (1 << _SEATS) | (1 << _PLAYERS)
             need |= (1 << _MIN_BET) if variant == 0 else (1 << _SMALL_BET) | (1 << _BIG_BET)
             if seen & need != need or header:
                 code = _FIELD
             else:
+                if n_numbers < 0:  # no seats: numbered 1 to n in PHH order
+                    for i in range(min(n, 10)):
+                        numbers[i] = i + 1
+                    n_numbers = n
+                if n_names < 0:  # no players: named p1 to pn, from the names after data
+                    for i in range(min(n, 10)):
+                        names[i, 0] = data.shape[0] + 2 * i
+                        names[i, 1] = data.shape[0] + 2 * i + (3 if i == 9 else 2)
+                    n_names = n
                 lengths = counts[1] == n and n_numbers == n and n_names == n
                 lengths &= counts[0] in (-1, n) and counts[3] in (-1, n)
                 if not (2 <= n <= 10 and lengths):
@@ -767,7 +778,9 @@ def read_phh(block: Block, lo: int, hi: int) -> tuple[HandArrays, Int8s]:
         dead=dead,
         hole=hole,
         seat_number=seat_number,
-        name=strings(data, name),
+        name=strings(np.concatenate([data, _DEFAULT_NAMES]), name)
+        if name.shape[0] and name[:, 1].max() > data.shape[0]
+        else strings(data, name),
         winnings=winnings,
         street=street,
         player=player,

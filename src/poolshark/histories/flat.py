@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Move
-from poolshark.histories.record import WARNING_REASONS, HandRecord
+from poolshark.histories.record import VARIANTS, WARNING_REASONS, HandRecord
 
 Int64s = npt.NDArray[np.int64]
 Int16s = npt.NDArray[np.int16]
@@ -74,6 +74,14 @@ class HandArrays:
     move: Int8s
     amount: Int64s  # a call's chips (or UNSTATED), the total a raise goes to, 0 for a fold
     all_in: Int8s  # the history's all-in flag, or UNSTATED
+    # per hand, optional: bit i set for ``VARIANT_CODES[i]`` in the record's variants
+    variants: Int8s | None = None
+
+    def variant_bits(self) -> Int8s:
+        """Per hand, the bits of :data:`VARIANT_CODES` its record shows (0: none)."""
+        if self.variants is None:
+            return np.zeros(self.hands, dtype=np.int8)
+        return self.variants
 
     @property
     def hands(self) -> int:
@@ -151,6 +159,11 @@ class HandArrays:
             move=np.array(codes, dtype=np.int8),
             amount=np.array(amounts, dtype=np.int64),
             all_in=np.full(len(amounts), UNSTATED, dtype=np.int8),
+            variants=(
+                np.array([variant_bits(r.variants) for r in records], dtype=np.int8)
+                if any(r.variants for r in records)
+                else None
+            ),
         )
 
     @classmethod
@@ -167,11 +180,22 @@ class HandArrays:
                     [items[0][:1]]
                     + [a[1:] + b[-1] for a, b in zip(items, _ends(items), strict=True)]
                 )
+            elif name == "variants":
+                values[name] = np.concatenate([part.variant_bits() for part in parts])
             elif isinstance(items[0], pa.Array):
                 values[name] = pa.concat_arrays(items)
             else:
                 values[name] = np.concatenate(items)
         return cls(**values)  # type: ignore[arg-type]
+
+
+#: The variant codes in ``HandArrays.variants`` bit order.
+VARIANT_CODES = tuple(VARIANTS)
+
+
+def variant_bits(variants: Sequence[str]) -> int:
+    """The bits of ``VARIANT_CODES`` for a record's variants."""
+    return sum(1 << VARIANT_CODES.index(code) for code in variants)
 
 
 def _ends(offsets: list[Int64s]) -> list[Int64s]:

@@ -24,12 +24,13 @@ from collections.abc import Sequence, Sized
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from math import gcd
 from typing import Literal
 
 from poolshark.cards.card import CardError, check_disjoint
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.engine.config import Betting, GameConfig
-from poolshark.engine.pots import Pot, split_pot
+from poolshark.engine.pots import Pot, side_pots, split_pot
 from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Table
 from poolshark.histories.record import (
     WARNING_REASONS,
@@ -43,6 +44,9 @@ Reveal = Literal["showdown", "all", "none"]
 
 #: Fixed-limit bets and raises per round (a bet and three raises), as PokerStars caps them.
 FIXED_LIMIT_CAP = 4
+#: The other cap a record may show (``limit-cap-4``): a bet and four raises (PokerKit's,
+#: where the big blind does not count as the first bet preflop).
+FIXED_LIMIT_CAP_4 = 5
 
 
 def replay(record: HandRecord, *, check: bool = True) -> Table:
@@ -86,21 +90,43 @@ def warning_message(record: HandRecord) -> str:
 
 
 def _replayed(record: HandRecord, *, check: bool, tolerant: bool) -> Judged:
+    """The replay under the rules the record shows: a fixed-limit hand that breaks the cap
+    of a bet and three raises is replayed again under a bet and four raises, and accepted
+    with the variant ``limit-cap-4`` if it keeps to that (the first error stands if not)."""
     _check_shape(record)
+    fixed = record.betting is Betting.FIXED_LIMIT
+    if not fixed or "limit-cap-4" in record.variants:
+        return _replayed_with(record, check=check, tolerant=tolerant, cap=FIXED_LIMIT_CAP_4)
+    try:
+        return _replayed_with(record, check=check, tolerant=tolerant, cap=FIXED_LIMIT_CAP)
+    except HistoryError as error:
+        if error.reason != "replay-illegal":
+            raise
+        try:
+            judged = _replayed_with(record, check=check, tolerant=tolerant, cap=FIXED_LIMIT_CAP_4)
+        except HistoryError:
+            raise error from None
+        variants = tuple(sorted({*judged.record.variants, "limit-cap-4"}))
+        return Judged(judged.table, replace(judged.record, variants=variants))
+
+
+def _replayed_with(record: HandRecord, *, check: bool, tolerant: bool, cap: int) -> Judged:
     rake = _recorded_rake(record) if check else 0
-    table = _seat_players(record, rake)
+    table = _seat_players(record, rake, cap)
     played = _play_in_turn(table, record)
     if played != record.actions:
-        variants = (*record.variants, "early-fold")
+        variants = tuple(sorted({*record.variants, "early-fold"}))
         record = replace(record, actions=played, variants=variants)
     _finish_forced_checks(table)
     if not table.done:
         raise HistoryError("replay-mismatch", "the hand is not over after the last action")
     warnings: tuple[str, ...] = ()
+    variants = record.variants
     if check:
-        warnings = _check_outcome(record, table, rake, tolerant=tolerant)
-    if warnings != record.warnings:
-        record = replace(record, warnings=warnings)
+        warnings, shown = _check_outcome(record, table, rake, tolerant=tolerant)
+        variants = tuple(sorted({*variants, *shown}))
+    if warnings != record.warnings or variants != record.variants:
+        record = replace(record, warnings=warnings, variants=variants)
     return Judged(table, record)
 
 
@@ -134,7 +160,7 @@ def _recorded_rake(record: HandRecord) -> int:
     return 0
 
 
-def _seat_players(record: HandRecord, rake: int) -> Table:
+def _seat_players(record: HandRecord, rake: int, cap: int = FIXED_LIMIT_CAP) -> Table:
     """A table with the record's stacks, button, forced bets, known cards and rake."""
     fixed = record.betting is Betting.FIXED_LIMIT
     try:
@@ -145,7 +171,7 @@ def _seat_players(record: HandRecord, rake: int) -> Table:
             big_blind=record.big_blind,
             small_bet=(record.small_bet or None) if fixed else None,
             big_bet=(record.big_bet or None) if fixed else None,
-            raise_cap=FIXED_LIMIT_CAP,
+            raise_cap=cap,
             rake_percent=100.0 if rake > 0 else 0.0,
             rake_cap=rake if rake > 0 else None,
             no_flop_no_drop=False,
@@ -284,9 +310,10 @@ def _finish_forced_checks(table: Table) -> None:
 
 def _check_outcome(
     record: HandRecord, table: Table, rake: int, *, tolerant: bool
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Board, total pot, rake and winnings against what the replay produced; returns the
-    warnings of a hand accepted with its winnings unverified (``tolerant`` only)."""
+    warnings of a hand accepted with its winnings unverified (``tolerant`` only), and the
+    variants its winnings show (``odd-chip``, ``rake-split``)."""
     result = table.result
     assert result is not None  # the table is done
     shown = len(table.board)
@@ -299,12 +326,12 @@ def _check_outcome(
         raise HistoryError("replay-mismatch", f"total pot {record.total_pot}, replay {pot}")
     if rake < 0:
         if tolerant and _dropped_post(record, table, -rake):
-            return ("winnings-over-pot",)
+            return ("winnings-over-pot",), ()
         raise HistoryError("replay-mismatch", f"the players collect {-rake} more than the pot")
     if rake > pot:
         raise HistoryError("replay-mismatch", f"rake {rake} out of a pot of {pot}")
     if record.winnings is None:
-        return ()
+        return (), ()
     if record.second_board:
         if len(record.second_board) != 5 or not result.showdown:
             raise HistoryError("replay-mismatch", "a second board without an all-in showdown")
@@ -325,9 +352,57 @@ def _check_outcome(
             "replay-mismatch",
             f"collected {sum(won)} out of a pot of {pot} less rake {result.rake}",
         )
-    if won != paid and not _undecided(record, table, result.pots, won):
+    if won == paid or _undecided(record, table, result.pots, won):
+        return (), ()
+    variant = None if record.second_board else split_variant(record, table, won)
+    if variant is None:
         raise HistoryError("replay-mismatch", f"winnings {won}, the replay pays {paid}")
-    return ()
+    return (), (variant,)
+
+
+def split_variant(record: HandRecord, table: Table, won: Sequence[int]) -> str | None:
+    """``odd-chip`` or ``rake-split`` when the recorded winnings differ from the replay's
+    only in which of a split pot's winners got its odd chips, else None.
+
+    Each pot (after rake) must pay its winners, the best hands among those eligible, an
+    equal share each, and the remainder to one or more of them: every player then
+    collects between the sum of their shares and that plus the remainders of the pots they
+    split. ``rake-split`` when every split pot divides evenly before the rake (the odd
+    chips come from the rake's rounding), ``odd-chip`` otherwise.
+    """
+    result = table.result
+    if result is None or not result.showdown or sum(won) != sum(result.net) + sum(table.total):
+        return None
+    holes = record.hole_cards or ((),) * record.players
+    live = [s for s in range(table.seats) if not table.folded[s]]
+    board = table.board_cards
+    values = {s: evaluate_indices([*holes[s], *board]) if holes[s] else 0 for s in live}
+    chip = _smallest_chip(record)
+    least = [0] * table.seats
+    spare = [0] * table.seats
+    uneven_before_rake = False
+    unraked = side_pots(table.total, [not f for f in table.folded])
+    for pot, whole in zip(result.pots, unraked, strict=True):
+        best = max(values[s] for s in pot.eligible)
+        winners = [s for s in pot.eligible if values[s] == best]
+        share = pot.amount // (chip * len(winners)) * chip
+        odd = pot.amount - share * len(winners)
+        uneven_before_rake |= whole.amount % (chip * len(winners)) != 0
+        for seat in winners:
+            least[seat] += share
+            spare[seat] += odd
+    if any(not lo <= w <= lo + extra for w, lo, extra in zip(won, least, spare, strict=True)):
+        return None
+    return "odd-chip" if uneven_before_rake else "rake-split"
+
+
+def _smallest_chip(record: HandRecord) -> int:
+    """The smallest chip the record's amounts show (the greatest common divisor of its
+    stacks, posts, bets and winnings): a site splits a pot in those, never in less."""
+    amounts = [seat.stack for seat in record.seats]
+    amounts += [*record.blinds, *record.dead, *(record.winnings or ())]
+    amounts += [action.amount for action in record.actions]
+    return gcd(*amounts) or 1
 
 
 def _dropped_post(record: HandRecord, table: Table, excess: int) -> bool:

@@ -44,8 +44,9 @@ import pyarrow.compute as pc
 
 from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Street, Table
-from poolshark.histories.flat import WARNINGS, HandArrays, limit_bets, padded
+from poolshark.histories.flat import VARIANT_CODES, WARNINGS, HandArrays, limit_bets, padded
 from poolshark.histories.record import HandRecord, HistoryError
+from poolshark.histories.replay import FIXED_LIMIT_CAP, FIXED_LIMIT_CAP_4
 
 Int64s = npt.NDArray[np.int64]
 Int16s = npt.NDArray[np.int16]
@@ -105,6 +106,7 @@ _COLUMNS: dict[str, pl.DataType] = {
     "raise_pot": pl.Float32(),
     "all_in": pl.Boolean(),
     "warning": pl.Enum(WARNINGS),
+    "variants": pl.String(),
 }
 ROW_SCHEMA = pl.Schema(_COLUMNS)
 """The columns of a decision-row frame, in order (see ``docs/histories.md``)."""
@@ -359,10 +361,11 @@ def _full_raise(small_bet: int, big_bet: int, street: int, increment: int) -> in
 
 @nb.njit(cache=True, nogil=True)
 def _raise_code(
-    p: int, to: int, n: int, small_bet: int, big_bet: int, state: Int64s, seats: Int64s
+    p: int, to: int, n: int, small_bet: int, big_bet: int, cap: int, state: Int64s, seats: Int64s
 ) -> int:
     """0 when player ``p`` may raise to ``to`` now (``Table._raise_bounds``), else the error.
-    ``small_bet`` and ``big_bet`` are a fixed-limit game's bets, zeros in no-limit."""
+    ``small_bet`` and ``big_bet`` are a fixed-limit game's bets, zeros in no-limit; ``cap``
+    its bets and raises per round."""
     current = state[_CURRENT]
     stack = seats[_STACK, p]
     bet = seats[_BET, p]
@@ -380,7 +383,7 @@ def _raise_code(
         return 8
     most = bet + stack
     if small_bet:
-        if alive != 2 and state[_RAISES] >= 4:  # the default cap: a bet and three raises
+        if alive != 2 and state[_RAISES] >= cap:
             return 8
         return 0 if to == min(current + full, most) else 9
     least = min(current + state[_INCREMENT], most)
@@ -403,6 +406,7 @@ def _track_hands(
     move_of: Int8s,
     amount_of: Int64s,
     all_in_of: Int8s,
+    cap: Int64s,
 ) -> tuple[Any, ...]:
     """Follow every hand's betting action by action, recording the state before each.
 
@@ -549,7 +553,7 @@ def _track_hands(
                     out_code[a] = 2 if owed > 0 else 1
                 elif move == 2:
                     to = amount_of[a]
-                    code = _raise_code(p, to, n, small_bet, big_bet, state, seats)
+                    code = _raise_code(p, to, n, small_bet, big_bet, cap[h], state, seats)
                     if code != 0:
                         break
                     if to - current >= _full_raise(small_bet, big_bet, street, state[_INCREMENT]):
@@ -664,8 +668,16 @@ def track(arrays: HandArrays) -> Tracked:
             arrays.move,
             arrays.amount,
             arrays.all_in,
+            raise_caps(arrays),
         )
     )
+
+
+def raise_caps(arrays: HandArrays) -> Int64s:
+    """Per hand, the fixed-limit bets and raises per round: a bet and three raises, or
+    four where the record shows ``limit-cap-4``."""
+    four = arrays.variant_bits() & (1 << VARIANT_CODES.index("limit-cap-4"))
+    return np.where(four != 0, FIXED_LIMIT_CAP_4, FIXED_LIMIT_CAP).astype(np.int64)
 
 
 def rejections(tracked: Tracked) -> dict[int, HistoryError]:
@@ -761,8 +773,22 @@ def _columns(
         "raise_to": pa.array(tracked.raise_to[keep], mask=code < 3),
         "all_in": tracked.all_in[keep].astype(np.bool_),
         "warning": _enum(warning, WARNINGS),
+        "variants": _variant_names(arrays.variant_bits()[hand_of]),
     }
     return columns
+
+
+def _variant_names(bits: Int8s) -> pa.Array:
+    """Per row, the hand's variant codes joined by commas, null when none."""
+    if not bits.any():
+        return pa.nulls(bits.shape[0], pa.string())
+    names = [",".join(variant_codes(int(b))) or None for b in range(128)]
+    return pa.array(names, pa.string()).take(pa.array(bits.astype(np.int64)))
+
+
+def variant_codes(bits: int) -> tuple[str, ...]:
+    """The codes of ``VARIANT_CODES`` whose bits are set."""
+    return tuple(code for i, code in enumerate(VARIANT_CODES) if bits >> i & 1)
 
 
 def _player_ids(arrays: HandArrays, salt: str) -> pa.Array:
@@ -884,6 +910,7 @@ def table_for(record: HandRecord) -> Table:
         big_blind=record.big_blind,
         small_bet=small_bet or None,
         big_bet=big_bet or None,
+        raise_cap=FIXED_LIMIT_CAP_4 if "limit-cap-4" in record.variants else FIXED_LIMIT_CAP,
     )
     holes = [list(h) if len(h) == 2 else [] for h in record.hole_cards[:n]]
     holes.extend([] for _ in range(n - len(holes)))
@@ -946,6 +973,7 @@ def _reference_hand(record: HandRecord, salt: str) -> list[dict[str, Any]]:
             "history": history,
             "current": current,
             "warning": record.warnings[0] if record.warnings else None,
+            "variants": ",".join(record.variants) or None,
         }
         if action.move is Move.CHECK_CALL and action.amount != legal.call:
             raise HistoryError("rows-call-amount", f"action {index}: a call of the wrong size")
