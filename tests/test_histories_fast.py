@@ -30,12 +30,12 @@ from polars.testing import assert_frame_equal
 
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Table
-from poolshark.histories.fast import Judged, RowBatch, file_rows, judge_hands
+from poolshark.histories.fast import Judged, RowBatch, content_id, file_rows, judge_hands
 from poolshark.histories.fast_phh import RAKE_FROM_POT, read_phh
 from poolshark.histories.fast_pokerstars import read_pokerstars
 from poolshark.histories.fast_split import Block, read_blocks
 from poolshark.histories.flat import UNSTATED, HandArrays
-from poolshark.histories.phh import write_phh, write_phhs
+from poolshark.histories.phh import parse_phh, write_phh, write_phhs
 from poolshark.histories.pokerstars import write_pokerstars
 from poolshark.histories.record import HandRecord, HistoryError, Seat
 from poolshark.histories.replay import judge
@@ -94,6 +94,8 @@ def plain_outcomes(path: Path, *, check: bool = True) -> tuple[list[object], lis
     for index, raw in enumerate(read_hands(path)):
         try:
             record = parse_hand(raw)
+            if not record.hand_id:  # identified by its content (``fast.content_id``)
+                record = replace(record, hand_id=content_id(raw.text))
             if check:
                 record = judge(record).record
         except HistoryError as error:
@@ -541,3 +543,69 @@ def test_row_batches_keep_the_hands_asked_for_in_order(tmp_path: Path) -> None:
     records = [judge(parse_hand(block.raw(i))).record for i in chosen]
     assert any(r.warnings for r in records)  # the plain path's hands are among them
     assert_frame_equal(batch.frame(), build_rows(records).frame)
+
+
+# -- PokerKit-written PHH --------------------------------------------------------------------
+
+
+POKERKIT_HANDS = 300
+"""Random hands PokerKit writes for the tests below (``histories.referee``, seeded)."""
+
+
+@functools.cache
+def pokerkit_file_texts() -> tuple[str, ...]:
+    """PokerKit's random hands (no-limit and fixed-limit, 2-10 seats, antes, straddles,
+    short stacks, unknown cards, half without ids, half with ``finishing_stacks``)."""
+    referee = pytest.importorskip("poolshark.histories.referee")
+    return tuple(hand.text for hand in referee.pokerkit_hands(POKERKIT_HANDS, seed=15))
+
+
+def pokerkit_file(tmp_path: Path) -> Path:
+    referee = pytest.importorskip("poolshark.histories.referee")
+    path = tmp_path / "pokerkit.phhs"
+    path.write_text(referee.phhs_text(list(pokerkit_file_texts())))
+    return path
+
+
+def test_the_phh_reader_reads_pokerkit_hands_as_python_does(tmp_path: Path) -> None:
+    """PokerKit's hands, with and without ``finishing_stacks`` (their winnings derived as
+    the Python reader derives them): the same arrays; all read fast but short blinds."""
+    path = pokerkit_file(tmp_path)
+    texts = pokerkit_file_texts()
+    finishing = sum("finishing_stacks" in t for t in texts)
+    assert 0.3 * len(texts) < finishing < 0.7 * len(texts)
+    assert read_all(path) >= 0.9 * len(texts)
+
+
+def test_pokerkit_hands_end_to_end(tmp_path: Path) -> None:
+    """PokerKit's hands through both paths, with and without the winnings check: the same
+    decisions, reasons and rows; a fixed-limit hand with a bet and four raises is judged
+    by the fast path alone, with the variant ``limit-cap-4`` in its rows as the replay
+    gives it; only short blinds and what the replay alone judges go plain."""
+    path = pokerkit_file(tmp_path)
+    fallbacks, alone = assert_same_as_plain(path)
+    assert fallbacks["rows"] <= 0.02 * POKERKIT_HANDS
+    assert alone >= 0.85 * POKERKIT_HANDS
+    assert_same_as_plain(path, check=False)
+    frame = file_rows(path).frame
+    capped = frame.filter(pl.col("variants").str.contains("limit-cap-4"))
+    assert capped["hand_id"].n_unique() >= 10
+
+
+def test_the_row_pass_finds_the_cap_of_four_raises() -> None:
+    """A fixed-limit record whose betting has a bet and four raises but no variant: the
+    row pass widens the cap and marks it, as ``replay.judge`` does."""
+    for text in pokerkit_file_texts():
+        try:
+            judged = judge(parse_phh(text))
+        except HistoryError:
+            continue
+        if "limit-cap-4" in judged.record.variants:
+            break
+    else:
+        pytest.fail("no PokerKit hand with a bet and four raises")
+    bare = replace(judged.record, variants=())
+    tracked = track(HandArrays.of([bare]))
+    assert tracked.error.tolist() == [0]
+    assert HandArrays.of([judged.record]).variant_bits().tolist() == tracked.variants.tolist()
+    assert build_rows([bare]).frame["variants"].unique().to_list() == ["limit-cap-4"]
