@@ -215,11 +215,15 @@ def _fast_stages(judged: Judged, *, check: bool) -> None:
         for k, i in enumerate(fast.tolist()):
             every[i] = hand_ids[k]
         judged.arrays = arrays = dataclasses.replace(arrays, hand_id=pa.array(every, pa.string()))
-    keys = judged.key
+    judged.key[fast] = np.fromiter(
+        map(hand_key, sites, hand_ids), dtype=np.uint64, count=len(hand_ids)
+    )
+    if fast.size == judged.hands:  # every hand fast: the lists as they are
+        judged.sites, judged.hand_ids = sites, hand_ids
+        return
     for i, site, hand_id in zip(fast.tolist(), sites, hand_ids, strict=True):
         judged.sites[i] = site
         judged.hand_ids[i] = hand_id
-        keys[i] = hand_key(site, hand_id)
 
 
 def _plain_path(judged: Judged, i: int, *, check: bool) -> None:

@@ -801,8 +801,14 @@ def _variant_names(bits: Int8s) -> pa.Array:
     """Per row, the hand's variant codes joined by commas, null when none."""
     if not bits.any():
         return pa.nulls(bits.shape[0], pa.string())
-    names = [",".join(variant_codes(int(b))) or None for b in range(128)]
-    return pa.array(names, pa.string()).take(pa.array(bits.astype(np.int64)))
+    return _every_variant_name().take(pa.array(bits.astype(np.int64)))
+
+
+@lru_cache(maxsize=1)
+def _every_variant_name() -> pa.Array:
+    """For each bit pattern 0-127 of ``HandArrays.variants``, its codes joined by commas
+    (null for 0): what :func:`_variant_names` picks from, made once."""
+    return pa.array([",".join(variant_codes(b)) or None for b in range(128)], pa.string())
 
 
 def variant_codes(bits: int) -> tuple[str, ...]:
