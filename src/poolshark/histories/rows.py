@@ -689,7 +689,7 @@ def track(arrays: HandArrays) -> Tracked:
         caps,
     )
     widened = np.where(caps == FIXED_LIMIT_CAP_4, _CAP_4_BIT, 0).astype(np.int8)
-    return Tracked(*passed, variants=arrays.variant_bits() | widened)
+    return Tracked(*[*passed, arrays.variant_bits() | widened])  # variants: the last field
 
 
 def raise_caps(arrays: HandArrays) -> Int64s:
