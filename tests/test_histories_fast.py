@@ -33,7 +33,7 @@ from poolshark.engine.table import Table
 from poolshark.histories.fast import (
     Judged,
     RowBatch,
-    block_content_id,
+    block_content_ids,
     content_id,
     file_rows,
     judge_hands,
@@ -592,10 +592,14 @@ def test_the_phh_reader_reads_pokerkit_hands_as_python_does(tmp_path: Path) -> N
     finishing = sum("finishing_stacks" in t for t in texts)
     assert 0.3 * len(texts) < finishing < 0.7 * len(texts)
     assert read_all(path) >= 0.97 * len(texts)
-    for block in read_blocks(path):  # ids of hands without one, from bytes as from text
-        status = read_phh(block, 0, block.hands)[1]
-        for i in np.flatnonzero(status == 0).tolist():
-            assert block_content_id(block, i) == content_id(block.raw(i).text)
+    gaps = (path.read_text().replace("\n[", "\n\n\n["), "\n\n".join(texts[0].split("\n")))
+    (tmp_path / "gaps.phhs").write_text("[1]\n".join(gaps))  # empty lines, inside too
+    for file in (path, tmp_path / "gaps.phhs"):  # ids from bytes as from text
+        for block in read_blocks(file):
+            read = np.flatnonzero(read_phh(block, 0, block.hands)[1] == 0).tolist()
+            assert read
+            expected = [content_id(block.raw(i).text) for i in read]
+            assert block_content_ids(block, read) == expected
 
 
 def test_pokerkit_hands_end_to_end(tmp_path: Path) -> None:
