@@ -51,12 +51,19 @@ The last line printed is one JSON object with these keys (rates in hands per sec
   check/call and bet/raise actions.
 * ``target_per_core``: 50,000; ``target_met``: both checked text-to-rows rates reach it.
 * ``pokerkit_file_to_rows_per_s``, ``pokerkit_file_loads_per_s``,
-  ``ratio_pokerkit_file_to_rows_vs_loads``: a file PokerKit wrote (random hands of
-  ``histories.referee``, half without hand ids, none with final stacks, as
-  ``from_game_state`` writes them; 4,000 hands, 1,000 with ``--quick``): our fast path to
-  rows, checked, and
-  PokerKit's ``loads`` on the same hands; ``pokerkit_file_fast_share``: the hands the fast
-  path judged alone, ``fallbacks_pokerkit_file``, ``hands_pokerkit_file``.
+  ``ratio_pokerkit_file_to_rows_vs_loads``: a file PokerKit wrote (``hands_pokerkit_file``
+  random hands of ``histories.referee``, seed 1: no-limit and fixed-limit, 2-10 seats,
+  antes, straddles, short stacks, unknown cards, half without hand ids, half with
+  ``finishing_stacks``; 4,000 hands, 1,000 with ``--quick``): our fast path to rows,
+  checked, whole file (the hands it hands over included), and PokerKit's ``loads`` on the
+  same hands. ``pokerkit_file_fast_hands_to_rows_per_s``,
+  ``pokerkit_file_fast_hands_loads_per_s``, ``ratio_pokerkit_file_fast_hands_vs_loads``:
+  the same on a file of only the ``hands_pokerkit_file_fast`` hands the fast path judges
+  alone. ``pokerkit_file_fast_share``; ``pokerkit_file_plain_us_per_hand``: CPU
+  microseconds per hand handed over (from the two rates); ``fallbacks_pokerkit_file``,
+  ``rejected_pokerkit_file`` (by reason), ``variants_pokerkit_file`` (hands per variant
+  list); ``pokerkit_file_target_met``, ``pokerkit_file_fast_hands_target_met``: the two
+  rates reach ``target_per_core``.
 * ``hands_phh``, ``hands_pokerstars``, ``hands_pokerkit_replay``; ``quick``.
 """
 
@@ -74,7 +81,7 @@ from pokerkit import HandHistory
 from polars.testing import assert_frame_equal
 
 from common import emit, parse_args, print_table
-from poolshark.histories.fast import file_rows, hand_key
+from poolshark.histories.fast import file_rows, hand_key, judge_hands
 from poolshark.histories.fast_phh import read_phh
 from poolshark.histories.fast_pokerstars import read_pokerstars
 from poolshark.histories.fast_split import Block, read_blocks
@@ -186,25 +193,53 @@ def stage_costs(phh_files: list[Path], stars_files: list[Path], repeats: int) ->
 
 
 def pokerkit_file_figures(work: Path, hands: int, repeats: int) -> dict[str, object]:
-    """A file PokerKit wrote (``HandHistory.from_game_state`` of random hands, as it
-    writes them: no hand ids, no final stacks): our fast path to rows, checked, beside
-    PokerKit's ``HandHistory.loads`` on the same hands, and the fast path's share."""
+    """A file PokerKit wrote (random hands of ``histories.referee``): our fast path to rows,
+    checked, on the whole file and on the hands it judges alone, beside PokerKit's
+    ``HandHistory.loads`` on the same hands; where the others go and what they cost."""
     made = pokerkit_hands(hands, seed=1)
-    texts = [h.text for h in made if "finishing_stacks" not in h.text]
+    texts = [h.text for h in made]
     path = work / "pokerkit.phhs"
     path.write_text(phhs_text(texts))
-    fast_rows([path], check=True)  # warm-up
+    result = file_rows(path)  # also the warm-up
     ours = rate(len(texts), lambda: fast_rows([path], check=True), repeats)
     theirs = rate(len(texts), lambda: [HandHistory.loads(t) for t in texts], repeats)
-    result = file_rows(path)
+    alone_texts = [t for t, fast in zip(texts, fast_hands(path), strict=True) if fast]
+    alone = work / "pokerkit-fast.phhs"
+    alone.write_text(phhs_text(alone_texts))
+    ours_alone = rate(len(alone_texts), lambda: fast_rows([alone], check=True), repeats)
+    theirs_alone = rate(
+        len(alone_texts), lambda: [HandHistory.loads(t) for t in alone_texts], repeats
+    )
+    plain = len(texts) - len(alone_texts)
+    plain_us = (1 / ours - len(alone_texts) / len(texts) / ours_alone) * len(texts) / plain * 1e6
     return {
         "pokerkit_file_to_rows_per_s": ours,
         "pokerkit_file_loads_per_s": theirs,
         "ratio_pokerkit_file_to_rows_vs_loads": ours / theirs,
+        "pokerkit_file_fast_hands_to_rows_per_s": ours_alone,
+        "pokerkit_file_fast_hands_loads_per_s": theirs_alone,
+        "ratio_pokerkit_file_fast_hands_vs_loads": ours_alone / theirs_alone,
+        "pokerkit_file_plain_us_per_hand": plain_us if plain else 0.0,
         "pokerkit_file_fast_share": result.fast / len(texts),
         "fallbacks_pokerkit_file": dict(result.fallbacks),
+        "rejected_pokerkit_file": dict(result.rejected),
+        "variants_pokerkit_file": dict(
+            result.frame.unique("hand_id")["variants"].drop_nulls().value_counts().iter_rows()
+        ),
         "hands_pokerkit_file": len(texts),
+        "hands_pokerkit_file_fast": len(alone_texts),
+        "pokerkit_file_target_met": ours >= TARGET,
+        "pokerkit_file_fast_hands_target_met": ours_alone >= TARGET,
     }
+
+
+def fast_hands(path: Path) -> list[bool]:
+    """Per hand of a file, whether the fast path judged it alone."""
+    return [
+        bool(fast)
+        for block in read_blocks(path)
+        for fast in judge_hands(block, 0, block.hands).fast.tolist()
+    ]
 
 
 def main() -> None:
@@ -303,22 +338,7 @@ def main() -> None:
 
     if not args.json:
         show(figures, counts, n_phh, n_stars, len(prefix), quick=args.quick)
-        print_table(
-            "PokerKit-written PHH (histories.referee)",
-            ["path", "hands", "hands/s per core"],
-            [
-                [
-                    "fast path to rows, checked",
-                    pokerkit_file["hands_pokerkit_file"],
-                    pokerkit_file["pokerkit_file_to_rows_per_s"],
-                ],
-                [
-                    "PokerKit HandHistory.loads",
-                    pokerkit_file["hands_pokerkit_file"],
-                    pokerkit_file["pokerkit_file_loads_per_s"],
-                ],
-            ],
-        )
+        show_pokerkit_file(pokerkit_file, figures["phh_to_rows_per_s"])
 
     emit(
         {
@@ -345,6 +365,41 @@ def replays(record: HandRecord) -> bool:
     except HistoryError:
         return False
     return True
+
+
+def show_pokerkit_file(figures: dict[str, object], sample_rate: float) -> None:
+    """The table of the PokerKit-written file, beside the real sample's fast path."""
+    hands = figures["hands_pokerkit_file"]
+    alone = figures["hands_pokerkit_file_fast"]
+    rows: list[list[object]] = [
+        [
+            "whole file, fast path to rows, checked",
+            hands,
+            figures["pokerkit_file_to_rows_per_s"],
+            figures["pokerkit_file_loads_per_s"],
+            figures["ratio_pokerkit_file_to_rows_vs_loads"],
+        ],
+        [
+            "hands the fast path judges alone",
+            alone,
+            figures["pokerkit_file_fast_hands_to_rows_per_s"],
+            figures["pokerkit_file_fast_hands_loads_per_s"],
+            figures["ratio_pokerkit_file_fast_hands_vs_loads"],
+        ],
+        ["real PHH sample, fast path (same run)", "", sample_rate, "", ""],
+    ]
+    print_table(
+        "PokerKit-written PHH (histories.referee), hands/s per core",
+        ["input", "hands", "poolshark", "PokerKit loads", "ratio"],
+        rows,
+    )
+    print(
+        f"fast share {figures['pokerkit_file_fast_share']:.1%}; plain path"
+        f" {figures['pokerkit_file_plain_us_per_hand']:,.0f} us per hand;"
+        f" fallbacks {figures['fallbacks_pokerkit_file']};"
+        f" rejected {figures['rejected_pokerkit_file']};"
+        f" variants {figures['variants_pokerkit_file']}"
+    )
 
 
 def show(

@@ -30,12 +30,19 @@ from polars.testing import assert_frame_equal
 
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Table
-from poolshark.histories.fast import Judged, RowBatch, file_rows, judge_hands
+from poolshark.histories.fast import (
+    Judged,
+    RowBatch,
+    block_content_ids,
+    content_id,
+    file_rows,
+    judge_hands,
+)
 from poolshark.histories.fast_phh import RAKE_FROM_POT, read_phh
 from poolshark.histories.fast_pokerstars import read_pokerstars
 from poolshark.histories.fast_split import Block, read_blocks
 from poolshark.histories.flat import UNSTATED, HandArrays
-from poolshark.histories.phh import write_phh, write_phhs
+from poolshark.histories.phh import parse_phh, write_phh, write_phhs
 from poolshark.histories.pokerstars import write_pokerstars
 from poolshark.histories.record import HandRecord, HistoryError, Seat
 from poolshark.histories.replay import judge
@@ -94,6 +101,8 @@ def plain_outcomes(path: Path, *, check: bool = True) -> tuple[list[object], lis
     for index, raw in enumerate(read_hands(path)):
         try:
             record = parse_hand(raw)
+            if not record.hand_id:  # identified by its content (``fast.content_id``)
+                record = replace(record, hand_id=content_id(raw.text))
             if check:
                 record = judge(record).record
         except HistoryError as error:
@@ -260,10 +269,11 @@ def assert_arrays_match(block: Block, arrays: HandArrays, status: np.ndarray) ->
                 ours = ours[i : i + 1]
             if isinstance(ours, pa.Array):
                 assert ours.equals(theirs), (name, ours, theirs)
-            elif name == "all_in":  # stated in PokerStars text, not in PHH
+            elif name == "all_in":  # stated in PokerStars text; in PHH, with short blinds
                 flags = [int(a.all_in) for a in record.actions]
-                assert ours.tolist() == ([UNSTATED] * len(flags) if phh else flags)
-            elif name == "amount" and phh:  # PHH states no call amounts
+                unstated = phh and not short_blind(record)
+                assert ours.tolist() == ([UNSTATED] * len(flags) if unstated else flags)
+            elif name == "amount" and phh and not short_blind(record):  # no call amounts
                 calls = arrays.move[a0:a1] == 1
                 assert (ours[calls] == UNSTATED).all()
                 assert np.array_equal(ours[~calls], theirs[~calls])
@@ -274,6 +284,14 @@ def assert_arrays_match(block: Block, arrays: HandArrays, status: np.ndarray) ->
             else:
                 assert np.array_equal(ours, theirs), (name, ours, theirs, block.raw(i).text)
     return int((status == 0).sum())
+
+
+def short_blind(record: HandRecord) -> bool:
+    """Whether the largest live blind is more than anyone could post (the PHH reader then
+    states the calls and all-in marks the Python reader writes)."""
+    behind = [s.stack - min(d, s.stack) for s, d in zip(record.seats, record.dead, strict=True)]
+    posted = max(min(b, left) for b, left in zip(record.blinds, behind, strict=True))
+    return posted < max(record.blinds)
 
 
 def read_all(path: Path) -> int:
@@ -567,3 +585,79 @@ def test_row_batches_keep_the_hands_asked_for_in_order(tmp_path: Path) -> None:
     records = [judge(parse_hand(block.raw(i))).record for i in chosen]
     assert any(r.warnings for r in records)  # the plain path's hands are among them
     assert_frame_equal(batch.frame(), build_rows(records).frame)
+
+
+# -- PokerKit-written PHH --------------------------------------------------------------------
+
+
+POKERKIT_HANDS = 300
+"""Random hands PokerKit writes for the tests below (``histories.referee``, seeded)."""
+
+
+@functools.cache
+def pokerkit_file_texts() -> tuple[str, ...]:
+    """PokerKit's random hands (no-limit and fixed-limit, 2-10 seats, antes, straddles,
+    short stacks, unknown cards, half without ids, half with ``finishing_stacks``)."""
+    referee = pytest.importorskip("poolshark.histories.referee")
+    return tuple(hand.text for hand in referee.pokerkit_hands(POKERKIT_HANDS, seed=15))
+
+
+def pokerkit_file(tmp_path: Path) -> Path:
+    referee = pytest.importorskip("poolshark.histories.referee")
+    path = tmp_path / "pokerkit.phhs"
+    path.write_text(referee.phhs_text(list(pokerkit_file_texts())))
+    return path
+
+
+def test_the_phh_reader_reads_pokerkit_hands_as_python_does(tmp_path: Path) -> None:
+    """PokerKit's hands, with and without ``finishing_stacks`` (their winnings derived as
+    the Python reader derives them) and short blinds (their calls and all-in marks stated):
+    the same arrays; nearly all read fast."""
+    path = pokerkit_file(tmp_path)
+    texts = pokerkit_file_texts()
+    finishing = sum("finishing_stacks" in t for t in texts)
+    assert 0.3 * len(texts) < finishing < 0.7 * len(texts)
+    assert read_all(path) >= 0.97 * len(texts)
+    gaps = (path.read_text().replace("\n[", "\n\n\n["), "\n\n".join(texts[0].split("\n")))
+    (tmp_path / "gaps.phhs").write_text("[1]\n".join(gaps))  # empty lines, inside too
+    for file in (path, tmp_path / "gaps.phhs"):  # ids from bytes as from text
+        for block in read_blocks(file):
+            read = np.flatnonzero(read_phh(block, 0, block.hands)[1] == 0).tolist()
+            assert read
+            expected = [content_id(block.raw(i).text) for i in read]
+            assert block_content_ids(block, read) == expected
+
+
+def test_pokerkit_hands_end_to_end(tmp_path: Path) -> None:
+    """PokerKit's hands through both paths, with and without the winnings check: the same
+    decisions, reasons and rows; a fixed-limit hand with a bet and four raises is judged
+    by the fast path alone, with the variant ``limit-cap-4`` in its rows as the replay
+    gives it; short blinds are judged fast where the engine prices their calls as the
+    record does."""
+    path = pokerkit_file(tmp_path)
+    fallbacks, alone = assert_same_as_plain(path)
+    assert fallbacks["read"] <= 0.03 * POKERKIT_HANDS
+    assert alone >= 0.85 * POKERKIT_HANDS
+    assert_same_as_plain(path, check=False)
+    frame = file_rows(path).frame
+    capped = frame.filter(pl.col("variants").str.contains("limit-cap-4"))
+    assert capped["hand_id"].n_unique() >= 10
+
+
+def test_the_row_pass_finds_the_cap_of_four_raises() -> None:
+    """A fixed-limit record whose betting has a bet and four raises but no variant: the
+    row pass widens the cap and marks it, as ``replay.judge`` does."""
+    for text in pokerkit_file_texts():
+        try:
+            judged = judge(parse_phh(text))
+        except HistoryError:
+            continue
+        if "limit-cap-4" in judged.record.variants:
+            break
+    else:
+        pytest.fail("no PokerKit hand with a bet and four raises")
+    bare = replace(judged.record, variants=())
+    tracked = track(HandArrays.of([bare]))
+    assert tracked.error.tolist() == [0]
+    assert HandArrays.of([judged.record]).variant_bits().tolist() == tracked.variants.tolist()
+    assert build_rows([bare]).frame["variants"].unique().to_list() == ["limit-cap-4"]

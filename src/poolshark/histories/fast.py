@@ -26,9 +26,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 import polars as pl
@@ -52,6 +54,8 @@ from poolshark.histories.settle import settle
 from poolshark.histories.split import RawHand, parse_hand
 
 Bools = npt.NDArray[np.bool_]
+Int64s = npt.NDArray[np.int64]
+UInt8s = npt.NDArray[np.uint8]
 UInt64s = npt.NDArray[np.uint64]
 
 
@@ -208,18 +212,23 @@ def _fast_stages(judged: Judged, *, check: bool) -> None:
     sites = arrays.site.take(fast).to_pylist()
     hand_ids = arrays.hand_id.take(fast).to_pylist()
     if "" in hand_ids:  # identified by their content instead
-        for k, i in enumerate(fast.tolist()):
-            if not hand_ids[k]:
-                hand_ids[k] = content_id(block.raw(judged.lo + i).text)
+        missing = [k for k, hand_id in enumerate(hand_ids) if not hand_id]
+        ids = block_content_ids(block, (judged.lo + fast[missing]).tolist())
+        for k, hand_id in zip(missing, ids, strict=True):
+            hand_ids[k] = hand_id
         every = arrays.hand_id.to_pylist()
         for k, i in enumerate(fast.tolist()):
             every[i] = hand_ids[k]
         judged.arrays = arrays = dataclasses.replace(arrays, hand_id=pa.array(every, pa.string()))
-    keys = judged.key
+    judged.key[fast] = np.fromiter(
+        map(hand_key, sites, hand_ids), dtype=np.uint64, count=len(hand_ids)
+    )
+    if fast.size == judged.hands:  # every hand fast: the lists as they are
+        judged.sites, judged.hand_ids = sites, hand_ids
+        return
     for i, site, hand_id in zip(fast.tolist(), sites, hand_ids, strict=True):
         judged.sites[i] = site
         judged.hand_ids[i] = hand_id
-        keys[i] = hand_key(site, hand_id)
 
 
 def _plain_path(judged: Judged, i: int, *, check: bool) -> None:
@@ -305,6 +314,53 @@ def content_id(text: str) -> str:
         lines = lines[1:]
     canonical = "\n".join(line for line in lines if line)
     return "#" + hashlib.blake2b(canonical.encode(), digest_size=8).hexdigest()
+
+
+def block_content_ids(block: Block, hands: Sequence[int]) -> list[str]:
+    """:func:`content_id` of the hands ``hands`` of a block the fast PHH reader read, from
+    the block's bytes: a hand that reader takes has no line that ends in a space and none
+    of spaces only, so only the ``[n]`` header and empty lines go; without empty lines
+    inside, what is hashed is one span of the bytes (the tests compare the two)."""
+    if block.format != "phh":
+        return [content_id(block.raw(i).text) for i in hands]
+    chosen = np.asarray(hands, dtype=np.int64)
+    spans = _content_spans(block.data, block.start[chosen], block.end[chosen])
+    data = block.data.data  # a memoryview: spans hashed without copies
+    ids = []
+    for lo, hi, gaps in spans.tolist():
+        if gaps:  # empty lines inside: joined without them
+            lines = data[lo:hi].tobytes().split(b"\n")
+            digest = hashlib.blake2b(b"\n".join(filter(None, lines)), digest_size=8)
+        else:
+            digest = hashlib.blake2b(data[lo:hi], digest_size=8)
+        ids.append("#" + digest.hexdigest())
+    return ids
+
+
+@nb.njit(cache=True, nogil=True)
+def _content_spans(data: UInt8s, start: Int64s, end: Int64s) -> Int64s:
+    """Per hand, the bytes :func:`content_id` hashes (less a first line that starts with
+    ``[``, and newlines at either end) and whether empty lines lie inside them."""
+    spans = np.zeros((start.shape[0], 3), np.int64)
+    for k in range(start.shape[0]):
+        lo = start[k]
+        hi = end[k]
+        if lo < hi and data[lo] == 91:  # [n]
+            while lo < hi and data[lo] != 10:
+                lo += 1
+        while lo < hi and data[lo] == 10:
+            lo += 1
+        while hi > lo and data[hi - 1] == 10:
+            hi -= 1
+        gaps = 0
+        for i in range(lo, hi - 1):
+            if data[i] == 10 and data[i + 1] == 10:
+                gaps = 1
+                break
+        spans[k, 0] = lo
+        spans[k, 1] = hi
+        spans[k, 2] = gaps
+    return spans
 
 
 # -- one file to rows, without duplicates or quarantine (benchmarks, tests) ---------------

@@ -6,15 +6,20 @@ one-line arrays) and writes seats, forced bets, actions, cards and winnings into
 arrays, in record order, exactly as ``phh.parse_phh`` followed by ``HandArrays.of`` would.
 It is deliberately narrow: any hand with something else (a basic string, a comment, a
 multi-line array, an unknown or repeated field, amounts finer than cents, a second board,
-``finishing_stacks``, odd spacing or a value the Python reader would reject) gets a nonzero
+odd spacing or a value the Python reader would reject) gets a nonzero
 ``status`` and is read by ``phh.parse_phh`` instead, so the result never depends on this
 reader's coverage. ``tests/test_histories_fast.py`` checks it against the Python reader.
 
 Two record fields are not computed here because the checks downstream derive them: a call's
-chips (``UNSTATED``: the row pass charges what the rules make the call cost, which is what
-the Python reader's own bookkeeping finds) and the total pot (the rake is then "pot less
-winnings", :data:`RAKE_FROM_POT`). They agree with the Python reader's whenever every live
-blind is posted in full; a hand where a stack is too short for its blind is handed over.
+chips and all-in marks (``UNSTATED``: the row pass charges what the rules make the call
+cost, which is what the Python reader's own bookkeeping finds) and the total pot (the rake
+is then "pot less winnings", :data:`RAKE_FROM_POT`). They agree with the Python reader's
+whenever every live blind is posted in full. Where a stack is too short for its blind the
+Python reader prices calls off the chips posted, the replay off the full blind: such a hand
+gets the calls and all-in marks the Python reader writes (its ``_Tracker``, mirrored by
+``_put_in``), and the row pass checks them as it checks PokerStars text. A hand with
+``finishing_stacks`` and no ``winnings`` gets the winnings the Python reader derives from
+them (final stack less starting stack plus the chips put in, counted its way).
 """
 
 from __future__ import annotations
@@ -50,9 +55,8 @@ FALLBACK_REASONS = {
     1: "a line or value outside the fast reader's subset",
     2: "a field the fast reader leaves to the Python reader",
     3: "a value the Python reader rejects or reads its own way",
-    4: "a stack too short for its blind",
 }
-_SYNTAX, _FIELD, _VALUE, _SHORT = 1, 2, 3, 4
+_SYNTAX, _FIELD, _VALUE = 1, 2, 3
 
 _KEYS = (
     "variant",
@@ -81,6 +85,7 @@ _KEYS = (
     "time_zone_abbreviation",
     "_fast_fold",
     "_hero",
+    "finishing_stacks",
 )
 (
     _VARIANT,
@@ -109,6 +114,7 @@ _KEYS = (
     _TIME_ZONE_ABBREVIATION,
     _FAST_FOLD,
     _HERO,
+    _FINISHING,
 ) = range(len(_KEYS))
 
 
@@ -130,7 +136,7 @@ _DEFAULT_NAMES = np.frombuffer(b"p1p2p3p4p5p6p7p8p9p10", dtype=np.uint8)
 """The names of players a hand without ``players`` gets (``p1`` to ``p10``), placed after
 a block's bytes: such a hand's name ranges point past them."""
 """Entries of ``actions`` per hand the fast reader takes (longer hands are handed over)."""
-_AMOUNT_LISTS = 4  # antes, blinds, stacks, winnings
+_AMOUNT_LISTS = 5  # antes, blinds, stacks, winnings, finishing stacks
 
 
 @nb.njit(cache=True, nogil=True)
@@ -210,6 +216,87 @@ def _hole(data: UInt8s, start: int, end: int, out: Int64s) -> int:
     return 2
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _amount_slot(key: int) -> int:
+    """The row of a per-player amount list in ``_read_hands``' ``lists``."""
+    if key == _ANTES:
+        return 0
+    if key == _BLINDS:
+        return 1
+    if key == _STACKS:
+        return 2
+    return 3 if key == _WINNINGS else 4
+
+
+@nb.njit(cache=True, nogil=True)
+def _put_in(
+    lists: Int64s,
+    n: int,
+    kind: Int64s,
+    who: Int64s,
+    chips: Int64s,
+    actions: int,
+    out: Int64s,
+    call: Int64s,
+    all_in: Int64s,
+) -> None:
+    """Chips each PHH player put in over the hand (``out``), counted as ``phh._Tracker``
+    counts them: dead chips and blinds (as far as the stack goes), calls (capped by the
+    stack), raises to their total, and the top bet nobody matched returned at each round's
+    end; and per action the chips a check or call puts in (``call``) and whether it goes
+    all-in, as that reader writes them in the record. ``lists`` holds antes, blinds and
+    stacks in rows 0-2; ``kind`` the actions (1 fold, 2 check or call, 3 bet or raise, 4 a
+    board dealt, 0 other cards)."""
+    stack = np.zeros(10, np.int64)
+    bet = np.zeros(10, np.int64)
+    current = 0
+    for i in range(n):
+        paid = min(lists[0, i], lists[2, i])
+        stack[i] = lists[2, i] - paid
+        bet[i] = min(lists[1, i], stack[i])
+        stack[i] -= bet[i]
+        out[i] = paid + bet[i]
+        current = max(current, bet[i])
+    for a in range(actions + 1):
+        k = kind[a] if a < actions else 4  # the hand's end closes the last round
+        p = who[a] if a < actions else 0
+        if a < actions:
+            call[a] = 0
+            all_in[a] = 0
+        if k == 2:
+            put = min(current - bet[p], stack[p])
+            if put > 0:
+                stack[p] -= put
+                bet[p] += put
+                out[p] += put
+                call[a] = put
+                all_in[a] = stack[p] == 0
+        elif k == 3:
+            put = chips[a] - bet[p]
+            stack[p] -= put
+            bet[p] = chips[a]
+            out[p] += put
+            current = max(current, chips[a])
+            all_in[a] = stack[p] <= 0
+        elif k == 4:
+            top = 0
+            for i in range(1, n):
+                if bet[i] > bet[top]:
+                    top = i
+            ties = 0
+            second = 0
+            for i in range(n):
+                ties += bet[i] == bet[top]
+                if i != top:
+                    second = max(second, bet[i])
+            if bet[top] > 0 and ties == 1:
+                stack[top] += bet[top] - second
+                out[top] -= bet[top] - second
+            for i in range(n):
+                bet[i] = 0
+            current = 0
+
+
 @nb.njit(cache=True, nogil=True)
 def _read_hands(
     data: UInt8s,
@@ -249,6 +336,7 @@ def _read_hands(
     player = np.zeros(action_capacity, np.int64)
     move = np.zeros(action_capacity, np.int8)
     amount = np.zeros(action_capacity, np.int64)
+    all_in = np.zeros(action_capacity, np.int8)
 
     lists = np.zeros((_AMOUNT_LISTS, 10), np.int64)
     counts = np.zeros(_AMOUNT_LISTS, np.int64)
@@ -261,6 +349,10 @@ def _read_hands(
     act_amount = np.zeros(MAX_ACTIONS, np.int64)
     act_street = np.zeros(MAX_ACTIONS, np.int64)
     dealt = np.full(5, -1, np.int64)
+    put_in = np.zeros(10, np.int64)
+    act_call = np.zeros(MAX_ACTIONS, np.int64)
+    act_all_in = np.zeros(MAX_ACTIONS, np.int64)
+    short = False
     seat_cursor = 0
     action_cursor = 0
 
@@ -320,8 +412,8 @@ def _read_hands(
             if v >= stop:
                 code = _SYNTAX
                 break
-            if key in (_ANTES, _BLINDS, _STACKS, _WINNINGS):
-                slot = 0 if key == _ANTES else 1 if key == _BLINDS else 2 if key == _STACKS else 3
+            if key in (_ANTES, _BLINDS, _STACKS, _WINNINGS, _FINISHING):
+                slot = _amount_slot(key)
                 if data[v] != 91 or data[stop - 1] != 93 or stop - v < 3:
                     code = _SYNTAX
                     break
@@ -457,8 +549,8 @@ def _read_hands(
                             act_player[count] = who
                             act_amount[count] = chips
                             act_street[count] = 0 if n_board == 0 else n_board - 2
-                        else:
-                            act_kind[count] = 0
+                        else:  # cards: 4 for the board (a round ends), else 0
+                            act_kind[count] = kind
                             act_player[count] = who
                     count += 1
                     if close == stop - 2 and data[stop - 1] == 93:
@@ -578,7 +670,7 @@ def _read_hands(
                         names[i, 1] = data.shape[0] + 2 * i + (3 if i == 9 else 2)
                     n_names = n
                 lengths = counts[1] == n and n_numbers == n and n_names == n
-                lengths &= counts[0] in (-1, n) and counts[3] in (-1, n)
+                lengths &= counts[0] in (-1, n) and counts[3] in (-1, n) and counts[4] in (-1, n)
                 if not (2 <= n <= 10 and lengths):
                     code = _VALUE
         if code == 0:
@@ -633,15 +725,32 @@ def _read_hands(
                     code = _VALUE
             first = (n - lowest) % n
             # A stack too short for its live blind: the Python reader prices calls off the
-            # posted chips, the replay off the full blind, so leave the hand to them.
+            # posted chips, the replay off the full blind; such a hand gets the calls and
+            # all-in marks the Python reader writes, for the row pass to check.
             largest = 0
             posted = 0
             for i in range(n):
                 behind = lists[2, i] - min(lists[0, i], lists[2, i])
                 largest = max(largest, lists[1, i])
                 posted = max(posted, min(lists[1, i], behind))
-            if posted < largest:
-                code = _SHORT
+            short = posted < largest
+        derive = counts[3] < 0 and counts[4] >= 0
+        if code == 0 and (short or derive):
+            _put_in(
+                lists, n, act_kind, act_player, act_amount, n_actions, put_in, act_call, act_all_in
+            )
+        if code == 0 and derive:
+            # winnings from finishing_stacks: what each ends with, less what they started
+            # with, plus what they put in as the Python reader counts it (``_Tracker``)
+            won = 0
+            for i in range(n):
+                lists[3, i] = lists[4, i] - lists[2, i] + put_in[i]
+                if lists[3, i] < 0:
+                    code = _VALUE
+                won += lists[3, i] != 0
+            if won == 0:  # the Python reader keeps all-zero winnings; hand it over
+                code = _VALUE
+            counts[3] = n
         if code == 0 and action_cursor + n_actions > action_capacity:
             code = _FIELD
         status[h] = code
@@ -682,12 +791,18 @@ def _read_hands(
         seat_start[h + 1] = seat_cursor
         for a in range(n_actions):
             kind = act_kind[a]
-            if kind == 0:
+            if kind == 0 or kind == 4:
                 continue
             street[action_cursor] = act_street[a]
             player[action_cursor] = (act_player[a] + first) % n
             move[action_cursor] = kind - 1
-            amount[action_cursor] = act_amount[a] if kind == 3 else (-1 if kind == 2 else 0)
+            if kind == 3:
+                amount[action_cursor] = act_amount[a]
+            elif kind == 2:
+                amount[action_cursor] = act_call[a] if short else UNSTATED
+            else:
+                amount[action_cursor] = 0
+            all_in[action_cursor] = act_all_in[a] if short else UNSTATED
             action_cursor += 1
         action_start[h + 1] = action_cursor
     return (
@@ -716,6 +831,7 @@ def _read_hands(
         player[:action_cursor],
         move[:action_cursor],
         amount[:action_cursor],
+        all_in[:action_cursor],
     )
 
 
@@ -754,6 +870,7 @@ def read_phh(block: Block, lo: int, hi: int) -> tuple[HandArrays, Int8s]:
         player,
         move,
         amount,
+        all_in,
     ) = _read_hands(data, block.newlines, start, end, block.first_line[lo:hi], capacity)
     arrays = HandArrays(
         seat_start=seat_start,
@@ -786,6 +903,6 @@ def read_phh(block: Block, lo: int, hi: int) -> tuple[HandArrays, Int8s]:
         player=player,
         move=move,
         amount=amount,
-        all_in=np.full(street.shape[0], UNSTATED, dtype=np.int8),
+        all_in=all_in,
     )
     return arrays, status

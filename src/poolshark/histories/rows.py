@@ -205,6 +205,7 @@ class Tracked:
     final_total: Int64s  # per seat: chips put in over the hand, uncalled bets returned
     final_folded: Int8s  # per seat: folded by the end
     final_street: Int8s  # per hand: the street the betting ended on
+    variants: Int8s  # per hand: ``HandArrays.variants`` bits, with limit-cap-4 where shown
 
     @classmethod
     def concat(cls, parts: Sequence[Tracked]) -> Tracked:
@@ -414,7 +415,9 @@ def _track_hands(
     stops a hand at the first action it cannot follow, with an error code. A call's
     ``amount_of`` and an ``all_in_of`` flag are checked unless ``UNSTATED`` (-1). Per
     hand that was followed to its end, the chips each player put in (uncalled bets
-    returned), who folded and the last street are kept for the settlement check.
+    returned), who folded and the last street are kept for the settlement check. A
+    fixed-limit hand whose raise breaks its ``cap`` of a bet and three raises but keeps to
+    four goes on under four: its ``cap`` entry is widened in place (``limit-cap-4``).
     """
     hands = button.shape[0]
     actions = street_of.shape[0]
@@ -554,6 +557,15 @@ def _track_hands(
                 elif move == 2:
                     to = amount_of[a]
                     code = _raise_code(p, to, n, small_bet, big_bet, cap[h], state, seats)
+                    if code == 8 and small_bet and cap[h] == FIXED_LIMIT_CAP:
+                        # A raise over the cap of three: the hand shows the cap of four
+                        # (``limit-cap-4``) if that allows it, as the replay decides.
+                        wider = _raise_code(
+                            p, to, n, small_bet, big_bet, FIXED_LIMIT_CAP_4, state, seats
+                        )
+                        if wider != 8:
+                            cap[h] = FIXED_LIMIT_CAP_4
+                            code = wider
                     if code != 0:
                         break
                     if to - current >= _full_raise(small_bet, big_bet, street, state[_INCREMENT]):
@@ -650,33 +662,40 @@ def build_rows(records: Sequence[HandRecord], *, salt: str = DEFAULT_SALT) -> Ro
     return Rows(rows_frame(arrays, tracked, salt=salt), rejections(tracked))
 
 
+_CAP_4_BIT = 1 << VARIANT_CODES.index("limit-cap-4")
+"""The bit of ``limit-cap-4`` in ``HandArrays.variants``."""
+
+
 def track(arrays: HandArrays) -> Tracked:
-    """The compiled pass over every hand of ``arrays`` (states before each action)."""
-    return Tracked(
-        *_track_hands(
-            arrays.seat_start,
-            arrays.action_start,
-            arrays.button,
-            arrays.big_blind,
-            arrays.limit_bets,
-            arrays.board,
-            arrays.stack,
-            arrays.blind,
-            arrays.dead,
-            arrays.street,
-            arrays.player,
-            arrays.move,
-            arrays.amount,
-            arrays.all_in,
-            raise_caps(arrays),
-        )
+    """The compiled pass over every hand of ``arrays`` (states before each action); a
+    fixed-limit hand that keeps to a bet and four raises but not three gets the variant
+    ``limit-cap-4`` in ``Tracked.variants``, as ``replay.judge`` gives it."""
+    caps = raise_caps(arrays)
+    passed = _track_hands(
+        arrays.seat_start,
+        arrays.action_start,
+        arrays.button,
+        arrays.big_blind,
+        arrays.limit_bets,
+        arrays.board,
+        arrays.stack,
+        arrays.blind,
+        arrays.dead,
+        arrays.street,
+        arrays.player,
+        arrays.move,
+        arrays.amount,
+        arrays.all_in,
+        caps,
     )
+    widened = np.where(caps == FIXED_LIMIT_CAP_4, _CAP_4_BIT, 0).astype(np.int8)
+    return Tracked(*[*passed, arrays.variant_bits() | widened])  # variants: the last field
 
 
 def raise_caps(arrays: HandArrays) -> Int64s:
     """Per hand, the fixed-limit bets and raises per round: a bet and three raises, or
     four where the record shows ``limit-cap-4``."""
-    four = arrays.variant_bits() & (1 << VARIANT_CODES.index("limit-cap-4"))
+    four = arrays.variant_bits() & _CAP_4_BIT
     return np.where(four != 0, FIXED_LIMIT_CAP_4, FIXED_LIMIT_CAP).astype(np.int64)
 
 
@@ -773,7 +792,7 @@ def _columns(
         "raise_to": pa.array(tracked.raise_to[keep], mask=code < 3),
         "all_in": tracked.all_in[keep].astype(np.bool_),
         "warning": _enum(warning, WARNINGS),
-        "variants": _variant_names(arrays.variant_bits()[hand_of]),
+        "variants": _variant_names(tracked.variants[hand_of]),
     }
     return columns
 
@@ -782,8 +801,14 @@ def _variant_names(bits: Int8s) -> pa.Array:
     """Per row, the hand's variant codes joined by commas, null when none."""
     if not bits.any():
         return pa.nulls(bits.shape[0], pa.string())
-    names = [",".join(variant_codes(int(b))) or None for b in range(128)]
-    return pa.array(names, pa.string()).take(pa.array(bits.astype(np.int64)))
+    return _every_variant_name().take(pa.array(bits.astype(np.int64)))
+
+
+@lru_cache(maxsize=1)
+def _every_variant_name() -> pa.Array:
+    """For each bit pattern 0-127 of ``HandArrays.variants``, its codes joined by commas
+    (null for 0): what :func:`_variant_names` picks from, made once."""
+    return pa.array([",".join(variant_codes(b)) or None for b in range(128)], pa.string())
 
 
 def variant_codes(bits: int) -> tuple[str, ...]:
