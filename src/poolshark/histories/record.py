@@ -48,6 +48,18 @@ VARIANTS: dict[str, str] = {
     "odd-chip": "a split pot's odd chip went to a winner other than the first left of the button",
     "rake-split": "a split pot's shares differ by the rounding of the rake taken from it",
     "capped-no-limit": "no-limit with a cap on what each player may put in the hand",
+    "posted-price": (
+        "the price to call and the preflop raises count from the largest bet actually posted"
+        " (a big blind all-in for less lowers them) and raise by the big blind"
+    ),
+    "antes-in-main-pot": (
+        "antes and other dead money go whole into the main pot, which every live player"
+        " contests (PHH's ante_trimming_status = false)"
+    ),
+    "short-all-in-reopens": (
+        "an all-in raise short of a full one reopens the betting when it is at least the"
+        " round's largest raise so far"
+    ),
 }
 
 
