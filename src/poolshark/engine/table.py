@@ -90,11 +90,19 @@ class ForcedBets:
     the full blind. ``dead`` is dead money per seat (antes, the dead part of a posted small
     blind). Preflop action starts at ``first_to_act`` when given, else left of the first
     seat, clockwise from the button's left, that posted the largest blind.
+
+    ``variants`` names house rules of the history (codes of ``histories.record.VARIANTS``)
+    that the table follows instead of its own: ``posted-price`` (the price to call and the
+    preflop raises count from the largest bet actually posted, and raise by the big blind),
+    ``antes-in-main-pot`` (dead money goes whole into the main pot, contested by every live
+    player), ``short-all-in-reopens`` (an all-in raise short of a full one reopens the
+    betting when it is at least the round's largest raise so far).
     """
 
     blinds: tuple[int, ...]
     dead: tuple[int, ...] = ()
     first_to_act: int | None = None
+    variants: tuple[str, ...] = ()
 
 
 @dataclass
@@ -149,6 +157,8 @@ class Table:
         self.current_bet = 0
         self.increment = config.big_blind
         self.raises = 0
+        self.largest_raise = 0  # the round's largest raise, short all-ins included
+        self.dead_paid = [0] * n
         self.log: list[Action] = []
         self.result: HandResult | None = None
         self.to_act = -1
@@ -218,6 +228,9 @@ class Table:
                 self.increment = size
             self.raises += 1
             self.acted = [False] * self.seats
+        elif self._follows("short-all-in-reopens") and size >= self.largest_raise:
+            self.acted = [False] * self.seats
+        self.largest_raise = max(self.largest_raise, size)
         self.current_bet = total
         self._record(seat, Move.RAISE, total)
 
@@ -302,9 +315,14 @@ class Table:
         self.to_act = last
         self._advance()
 
+    def _follows(self, variant: str) -> bool:
+        """Whether the hand follows the house rule ``variant`` (``ForcedBets.variants``)."""
+        return self.forced is not None and variant in self.forced.variants
+
     def _post_given_bets(self, forced: ForcedBets) -> None:
         n = self.seats
         for seat, chips in enumerate(forced.dead):
+            self.dead_paid[seat] = min(chips, self.stack[seat])
             self._put_dead(seat, chips)
         for seat, chips in enumerate(forced.blinds):
             self._put_in(seat, chips)
@@ -314,8 +332,12 @@ class Table:
         if forced.first_to_act is not None:
             opener = (forced.first_to_act - 1) % n  # _advance moves on to the next seat
         self.to_act = opener
-        self.current_bet = max(*self.bet, largest)
-        self.increment = max(self.config.big_blind, largest)
+        if self._follows("posted-price"):
+            self.current_bet = max(self.bet)
+            self.increment = self.config.big_blind
+        else:
+            self.current_bet = max(*self.bet, largest)
+            self.increment = max(self.config.big_blind, largest)
         self.raises = 1
         self._advance()
 
@@ -405,6 +427,7 @@ class Table:
         self.current_bet = 0
         self.increment = self.config.big_blind
         self.raises = 0
+        self.largest_raise = 0
         self.to_act = self.button
         self._advance()
 
@@ -422,7 +445,7 @@ class Table:
     def _settle(self, live: list[int]) -> None:
         """Pay the pots: to the last player standing, or by showdown (dealt or by EV)."""
         reached_flop = self.street >= Street.FLOP or len(live) > 1
-        pots = side_pots(self.total, [not f for f in self.folded])
+        pots = self.contested_pots()
         rake = 0
         if reached_flop or not self.config.no_flop_no_drop:
             rake = rake_amount(sum(self.total), self.config.rake_percent, self.config.rake_cap)
@@ -454,6 +477,20 @@ class Table:
         self.street = Street.DONE
         self.to_act = -1
         self.result = HandResult(net, rake, pots, showdown, expected_net)
+
+    def contested_pots(self) -> list[Pot]:
+        """Main pot first, then side pots; under ``antes-in-main-pot`` the dead money goes
+        whole into a first pot every live player contests, and only the live bets layer."""
+        live = [not f for f in self.folded]
+        if not self._follows("antes-in-main-pot") or not any(self.dead_paid):
+            return side_pots(self.total, live)
+        bets = [t - d for t, d in zip(self.total, self.dead_paid, strict=True)]
+        pots = side_pots(bets, live)
+        everyone = tuple(s for s in range(self.seats) if live[s])
+        dead = sum(self.dead_paid)
+        if pots and pots[0].eligible == everyone:
+            return [Pot(pots[0].amount + dead, everyone), *pots[1:]]
+        return [Pot(dead, everyone), *pots]
 
     def _values(self, live: list[int]) -> dict[int, int]:
         """Hand values at showdown; a seat whose cards are unknown (mucked) loses to all."""
@@ -488,7 +525,12 @@ class Table:
 def _forced_from_dict(data: dict[str, Any] | None) -> ForcedBets | None:
     if data is None:
         return None
-    return ForcedBets(tuple(data["blinds"]), tuple(data.get("dead", ())), data.get("first_to_act"))
+    return ForcedBets(
+        tuple(data["blinds"]),
+        tuple(data.get("dead", ())),
+        data.get("first_to_act"),
+        tuple(data.get("variants", ())),
+    )
 
 
 def _deal(

@@ -23,6 +23,7 @@ from poolshark.histories.record import VARIANTS, WARNING_REASONS, HandRecord
 Int64s = npt.NDArray[np.int64]
 Int16s = npt.NDArray[np.int16]
 Int8s = npt.NDArray[np.int8]
+Int32s = npt.NDArray[np.int32]
 
 WARNINGS = tuple(WARNING_REASONS)
 """Warning codes in the order ``HandArrays.warning`` numbers them."""
@@ -75,12 +76,12 @@ class HandArrays:
     amount: Int64s  # a call's chips (or UNSTATED), the total a raise goes to, 0 for a fold
     all_in: Int8s  # the history's all-in flag, or UNSTATED
     # per hand, optional: bit i set for ``VARIANT_CODES[i]`` in the record's variants
-    variants: Int8s | None = None
+    variants: Int32s | None = None
 
-    def variant_bits(self) -> Int8s:
+    def variant_bits(self) -> Int32s:
         """Per hand, the bits of :data:`VARIANT_CODES` its record shows (0: none)."""
         if self.variants is None:
-            return np.zeros(self.hands, dtype=np.int8)
+            return np.zeros(self.hands, dtype=np.int32)
         return self.variants
 
     @property
@@ -160,7 +161,7 @@ class HandArrays:
             amount=np.array(amounts, dtype=np.int64),
             all_in=np.full(len(amounts), UNSTATED, dtype=np.int8),
             variants=(
-                np.array([variant_bits(r.variants) for r in records], dtype=np.int8)
+                np.array([variant_bits(r.variants) for r in records], dtype=np.int32)
                 if any(r.variants for r in records)
                 else None
             ),

@@ -730,6 +730,17 @@ def _cards(text: str, action: str, *, allow_unknown: bool = True) -> tuple[int, 
 # -- writing ----------------------------------------------------------------------------
 
 
+def _ante_trimming(record: HandRecord) -> str:
+    """PHH's ``ante_trimming_status`` for the record: ``true`` (antes count toward the side
+    pots like bets, as the engine settles them) unless the record shows
+    ``antes-in-main-pot`` or its antes differ between players (a big-blind ante, which a
+    trimming reader would hand back as an uncalled bet)."""
+    antes = {a for a in record.dead if a}
+    untrimmed = "antes-in-main-pot" in record.variants or len(antes) > 1
+    untrimmed = untrimmed or (bool(antes) and 0 in record.dead)
+    return "false" if untrimmed else "true"
+
+
 def write_phh(record: HandRecord, *, key: int | str | None = None) -> str:
     """The record as PHH text; with ``key``, headed ``[key]`` for a ``.phhs`` file.
 
@@ -753,7 +764,7 @@ def write_phh(record: HandRecord, *, key: int | str | None = None) -> str:
     variant = "NT" if record.betting is Betting.NO_LIMIT else "FT"
     lines += [
         f"variant = '{variant}'",
-        "ante_trimming_status = false",
+        f"ante_trimming_status = {_ante_trimming(record)}",
         f"antes = [{', '.join(money(a) for a in antes)}]",
         f"blinds_or_straddles = [{', '.join(money(b) for b in signed)}]",
     ]

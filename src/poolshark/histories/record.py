@@ -54,6 +54,18 @@ VARIANTS: dict[str, str] = {
         "a fold written before the player's turn (a fold in advance, a fast fold), played at"
         " that turn: only folds, checks and calls came between"
     ),
+    "posted-price": (
+        "the price to call and the preflop raises count from the largest bet actually posted"
+        " (a big blind all-in for less lowers them) and raise by the big blind"
+    ),
+    "antes-in-main-pot": (
+        "antes and other dead money go whole into the main pot, which every live player"
+        " contests (PHH's ante_trimming_status = false)"
+    ),
+    "short-all-in-reopens": (
+        "an all-in raise short of a full one reopens the betting when it is at least the"
+        " round's largest raise so far"
+    ),
 }
 
 

@@ -24,13 +24,14 @@ from collections.abc import Sequence, Sized
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from itertools import combinations
 from math import gcd
 from typing import Literal
 
 from poolshark.cards.card import CardError, check_disjoint
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.engine.config import Betting, GameConfig
-from poolshark.engine.pots import Pot, side_pots, split_pot
+from poolshark.engine.pots import Pot, split_pot
 from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Table
 from poolshark.histories.record import (
     WARNING_REASONS,
@@ -90,29 +91,63 @@ def warning_message(record: HandRecord) -> str:
 
 
 def _replayed(record: HandRecord, *, check: bool, tolerant: bool) -> Judged:
-    """The replay under the rules the record shows: a fixed-limit hand that breaks the cap
-    of a bet and three raises is replayed again under a bet and four raises, and accepted
-    with the variant ``limit-cap-4`` if it keeps to that (the first error stands if not)."""
+    """The replay under the rules the record shows: first the engine's own (and any the
+    record already names); if the history breaks them, again under each combination of the
+    house rules it could show (``HOUSE_RULES``), fewest first, accepting the first that
+    replays with the codes it needed (the first error stands if none does)."""
     _check_shape(record)
-    fixed = record.betting is Betting.FIXED_LIMIT
-    if not fixed or "limit-cap-4" in record.variants:
-        return _replayed_with(record, check=check, tolerant=tolerant, cap=FIXED_LIMIT_CAP_4)
+    known = frozenset(record.variants) & frozenset(HOUSE_RULES)
     try:
-        return _replayed_with(record, check=check, tolerant=tolerant, cap=FIXED_LIMIT_CAP)
+        return _replayed_with(record, check=check, tolerant=tolerant, rules=known)
     except HistoryError as error:
-        if error.reason != "replay-illegal":
+        if error.reason not in ("replay-illegal", "replay-mismatch"):
             raise
-        try:
-            judged = _replayed_with(record, check=check, tolerant=tolerant, cap=FIXED_LIMIT_CAP_4)
-        except HistoryError:
-            raise error from None
-        variants = tuple(sorted({*judged.record.variants, "limit-cap-4"}))
-        return Judged(judged.table, replace(judged.record, variants=variants))
+        for rules in _rule_sets(record, known):
+            try:
+                judged = _replayed_with(record, check=check, tolerant=tolerant, rules=rules)
+            except HistoryError:
+                continue
+            variants = tuple(sorted({*judged.record.variants, *rules}))
+            return Judged(judged.table, replace(judged.record, variants=variants))
+        raise error from None
 
 
-def _replayed_with(record: HandRecord, *, check: bool, tolerant: bool, cap: int) -> Judged:
+#: House rules a record may show that change the betting or the pots (``record.VARIANTS``).
+HOUSE_RULES = ("limit-cap-4", "posted-price", "antes-in-main-pot", "short-all-in-reopens")
+
+
+def _rule_sets(record: HandRecord, known: frozenset[str]) -> list[frozenset[str]]:
+    """The combinations of house rules beyond ``known`` that could change how the record
+    replays, fewest first: a raise cap only in fixed-limit, ``posted-price`` only with a
+    short or straddled blind, ``antes-in-main-pot`` only with dead money."""
+    fixed = record.betting is Betting.FIXED_LIMIT
+    short = any(
+        seat.stack < dead + blind
+        for seat, dead, blind in zip(record.seats, record.dead, record.blinds, strict=True)
+        if blind
+    )
+    possible = [
+        rule
+        for rule, applies in (
+            ("limit-cap-4", fixed),
+            ("posted-price", short or max(record.blinds) > record.big_blind),
+            ("antes-in-main-pot", any(record.dead)),
+            ("short-all-in-reopens", True),
+        )
+        if applies and rule not in known
+    ]
+    return [
+        known | frozenset(extra)
+        for size in range(1, len(possible) + 1)
+        for extra in combinations(possible, size)
+    ]
+
+
+def _replayed_with(
+    record: HandRecord, *, check: bool, tolerant: bool, rules: frozenset[str]
+) -> Judged:
     rake = _recorded_rake(record) if check else 0
-    table = _seat_players(record, rake, cap)
+    table = _seat_players(record, rake, rules)
     played = _play_in_turn(table, record)
     if played != record.actions:
         variants = tuple(sorted({*record.variants, "early-fold"}))
@@ -160,8 +195,10 @@ def _recorded_rake(record: HandRecord) -> int:
     return 0
 
 
-def _seat_players(record: HandRecord, rake: int, cap: int = FIXED_LIMIT_CAP) -> Table:
-    """A table with the record's stacks, button, forced bets, known cards and rake."""
+def _seat_players(record: HandRecord, rake: int, rules: frozenset[str] = frozenset()) -> Table:
+    """A table with the record's stacks, button, forced bets, known cards and rake, under
+    the house rules ``rules`` (codes of ``HOUSE_RULES``)."""
+    cap = FIXED_LIMIT_CAP_4 if "limit-cap-4" in rules else FIXED_LIMIT_CAP
     fixed = record.betting is Betting.FIXED_LIMIT
     try:
         config = GameConfig(
@@ -184,7 +221,7 @@ def _seat_players(record: HandRecord, rake: int, cap: int = FIXED_LIMIT_CAP) -> 
             hole_cards=[list(h) for h in holes],
             board=list(record.board[:5]),
             seed=0,
-            forced=ForcedBets(record.blinds, record.dead),
+            forced=ForcedBets(record.blinds, record.dead, variants=tuple(sorted(rules))),
         )
     except (ValueError, CardError) as error:  # pydantic's ValidationError is a ValueError
         raise HistoryError("malformed", f"cannot seat the hand: {_one_line(error)}") from None
@@ -381,7 +418,7 @@ def split_variant(record: HandRecord, table: Table, won: Sequence[int]) -> str |
     least = [0] * table.seats
     spare = [0] * table.seats
     uneven_before_rake = False
-    unraked = side_pots(table.total, [not f for f in table.folded])
+    unraked = table.contested_pots()
     for pot, whole in zip(result.pots, unraked, strict=True):
         best = max(values[s] for s in pot.eligible)
         winners = [s for s in pot.eligible if values[s] == best]

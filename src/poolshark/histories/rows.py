@@ -51,6 +51,7 @@ from poolshark.histories.replay import FIXED_LIMIT_CAP, FIXED_LIMIT_CAP_4
 Int64s = npt.NDArray[np.int64]
 Int16s = npt.NDArray[np.int16]
 Int8s = npt.NDArray[np.int8]
+Int32s = npt.NDArray[np.int32]
 UInt8s = npt.NDArray[np.uint8]
 
 DEFAULT_SALT = "poolshark"
@@ -205,7 +206,7 @@ class Tracked:
     final_total: Int64s  # per seat: chips put in over the hand, uncalled bets returned
     final_folded: Int8s  # per seat: folded by the end
     final_street: Int8s  # per hand: the street the betting ended on
-    variants: Int8s  # per hand: ``HandArrays.variants`` bits, with limit-cap-4 where shown
+    variants: Int32s  # per hand: ``HandArrays.variants`` bits, with limit-cap-4 where shown
 
     @classmethod
     def concat(cls, parts: Sequence[Tracked]) -> Tracked:
@@ -223,7 +224,10 @@ class Tracked:
 
 
 # Per-hand scalars of the compiled pass, kept in one small array so helpers can update them.
-_STREET, _TO_ACT, _CURRENT, _INCREMENT, _RAISES, _OVER, _LENGTH = range(7)
+# ``_LARGEST`` is the round's largest raise, short all-ins included (``short-all-in-reopens``).
+_STREET, _TO_ACT, _CURRENT, _INCREMENT, _RAISES, _OVER, _LENGTH, _LARGEST = range(8)
+# Bits of the per-hand house rules the pass follows (``house_rules``).
+_POSTED_PRICE, _SHORT_ALL_IN_REOPENS = 1, 2
 # Rows of the per-seat matrix of the pass: chips behind, this round's bet, the hand's total,
 # the bet faced when last acting, folded, acted this round. One matrix (not six arrays):
 # compiled helpers pay for every array they are handed, and these are handed every action.
@@ -307,6 +311,7 @@ def _advance(
     state[_CURRENT] = 0
     state[_INCREMENT] = big_blind
     state[_RAISES] = 0
+    state[_LARGEST] = 0
     state[_TO_ACT] = _next_to_act(button, n, seats, 0)
 
 
@@ -408,6 +413,7 @@ def _track_hands(
     amount_of: Int64s,
     all_in_of: Int8s,
     cap: Int64s,
+    house: Int64s,
 ) -> tuple[Any, ...]:
     """Follow every hand's betting action by action, recording the state before each.
 
@@ -415,7 +421,8 @@ def _track_hands(
     stops a hand at the first action it cannot follow, with an error code. A call's
     ``amount_of`` and an ``all_in_of`` flag are checked unless ``UNSTATED`` (-1). Per
     hand that was followed to its end, the chips each player put in (uncalled bets
-    returned), who folded and the last street are kept for the settlement check. A
+    returned), who folded and the last street are kept for the settlement check.
+    ``cap`` is each hand's fixed-limit raise cap, ``house`` its house-rule bits. A
     fixed-limit hand whose raise breaks its ``cap`` of a bet and three raises but keeps to
     four goes on under four: its ``cap`` entry is widened in place (``limit-cap-4``).
     """
@@ -447,7 +454,7 @@ def _track_hands(
     board_offsets = np.zeros(actions + 1, np.int64)
     board_cards = np.empty(5 * actions, np.uint8)
     line = np.empty(TOKEN_BYTES * (longest + 1), np.uint8)  # this hand's history so far
-    state = np.zeros(7, np.int64)
+    state = np.zeros(8, np.int64)
     seats = np.zeros((6, MAX_SEATS), np.int64)
     cursor = 0
     board_cursor = 0
@@ -470,6 +477,7 @@ def _track_hands(
             state[:] = 0
             seats[:] = 0
             largest = 0
+            posted = 0
             for s in range(n):
                 dead = min(seat_dead[base + s], seat_stack[base + s])
                 behind = seat_stack[base + s] - dead
@@ -478,8 +486,13 @@ def _track_hands(
                 seats[_BET, s] = paid
                 seats[_TOTAL, s] = dead + paid
                 largest = max(largest, seat_blind[base + s])
-            state[_CURRENT] = largest  # a short blind posts what it has; the price is full
-            state[_INCREMENT] = max(bb, largest)
+                posted = max(posted, paid)
+            if house[h] & _POSTED_PRICE:  # the price is the largest bet actually posted
+                state[_CURRENT] = posted
+                state[_INCREMENT] = bb
+            else:  # a short blind posts what it has; the price is full
+                state[_CURRENT] = largest
+                state[_INCREMENT] = max(bb, largest)
             state[_RAISES] = 1
             anchor = btn
             for step in range(1, n + 1):
@@ -574,6 +587,10 @@ def _track_hands(
                         state[_RAISES] += 1
                         for s in range(n):
                             seats[_ACTED, s] = 0
+                    elif house[h] & _SHORT_ALL_IN_REOPENS and to - current >= state[_LARGEST]:
+                        for s in range(n):
+                            seats[_ACTED, s] = 0
+                    state[_LARGEST] = max(state[_LARGEST], to - current)
                     out_code[a] = 3 if current == 0 else 4
                     put = to - seats[_BET, p]
                     out_put[a] = put
@@ -687,9 +704,19 @@ def track(arrays: HandArrays) -> Tracked:
         arrays.amount,
         arrays.all_in,
         caps,
+        house_rules(arrays),
     )
-    widened = np.where(caps == FIXED_LIMIT_CAP_4, _CAP_4_BIT, 0).astype(np.int8)
+    widened = np.where(caps == FIXED_LIMIT_CAP_4, _CAP_4_BIT, 0).astype(np.int32)
     return Tracked(*[*passed, arrays.variant_bits() | widened])  # variants: the last field
+
+
+def house_rules(arrays: HandArrays) -> Int64s:
+    """Per hand, the bits of the betting house rules its record shows that the pass
+    follows like ``Table``: ``posted-price`` and ``short-all-in-reopens``."""
+    bits = arrays.variant_bits().astype(np.int64)
+    posted = bits >> VARIANT_CODES.index("posted-price") & 1
+    reopens = bits >> VARIANT_CODES.index("short-all-in-reopens") & 1
+    return posted * _POSTED_PRICE + reopens * _SHORT_ALL_IN_REOPENS
 
 
 def raise_caps(arrays: HandArrays) -> Int64s:
@@ -797,7 +824,7 @@ def _columns(
     return columns
 
 
-def _variant_names(bits: Int8s) -> pa.Array:
+def _variant_names(bits: Int32s) -> pa.Array:
     """Per row, the hand's variant codes joined by commas, null when none."""
     if not bits.any():
         return pa.nulls(bits.shape[0], pa.string())
@@ -806,9 +833,10 @@ def _variant_names(bits: Int8s) -> pa.Array:
 
 @lru_cache(maxsize=1)
 def _every_variant_name() -> pa.Array:
-    """For each bit pattern 0-127 of ``HandArrays.variants``, its codes joined by commas
-    (null for 0): what :func:`_variant_names` picks from, made once."""
-    return pa.array([",".join(variant_codes(b)) or None for b in range(128)], pa.string())
+    """For each bit pattern of ``HandArrays.variants``, its codes joined by commas (null
+    for 0): what :func:`_variant_names` picks from, made once."""
+    patterns = range(1 << len(VARIANT_CODES))
+    return pa.array([",".join(variant_codes(b)) or None for b in patterns], pa.string())
 
 
 def variant_codes(bits: int) -> tuple[str, ...]:
@@ -939,7 +967,9 @@ def table_for(record: HandRecord) -> Table:
     )
     holes = [list(h) if len(h) == 2 else [] for h in record.hole_cards[:n]]
     holes.extend([] for _ in range(n - len(holes)))
-    forced = ForcedBets(tuple(padded(record.blinds, n)), tuple(padded(record.dead, n)))
+    forced = ForcedBets(
+        tuple(padded(record.blinds, n)), tuple(padded(record.dead, n)), variants=record.variants
+    )
     return Table(
         config,
         [seat.stack for seat in record.seats],
