@@ -631,9 +631,10 @@ def _read_hands(
                 hours = (data[v] - 48) * 10 + data[v + 1] - 48
                 minutes = (data[v + 3] - 48) * 10 + data[v + 4] - 48
                 seconds = (data[v + 6] - 48) * 10 + data[v + 7] - 48
+                if hours > 23 or minutes > 59 or seconds > 59:
+                    code = _SYNTAX  # not a TOML time: the Python reader says why
+                    break
                 clock = hours * 3600 + minutes * 60 + seconds
-                if minutes > 59 or seconds > 59:
-                    clock = 10**6  # read, but a date would be refused
             elif key == _HERO:
                 ok = stop - v >= 4 and data[v] == 39 and data[stop - 1] == 39
                 ok &= stop - v >= 4 and data[v + 1] == 112
@@ -692,8 +693,6 @@ def _read_hands(
             if year >= 0 and month >= 0 and day >= 0:
                 c = max(clock, 0)
                 if not valid_date(year, month, day, c // 3600, c // 60 % 60, c % 60):
-                    code = _VALUE
-                if clock >= 10**6:
                     code = _VALUE
         if code == 0:
             if n == 2:  # heads-up: the button (p2) posts the first entry
