@@ -661,3 +661,15 @@ def test_the_row_pass_finds_the_cap_of_four_raises() -> None:
     assert tracked.error.tolist() == [0]
     assert HandArrays.of([judged.record]).variant_bits().tolist() == tracked.variants.tolist()
     assert build_rows([bare]).frame["variants"].unique().to_list() == ["limit-cap-4"]
+
+
+@pytest.mark.parametrize("clock", ["24:00:00", "12:60:00", "12:00:60"])
+def test_a_clock_that_is_no_time_is_judged_as_the_plain_path_does(
+    tmp_path: Path, clock: str
+) -> None:
+    """A hand whose ``time`` is no clock time is rejected by both paths alike (hypothesis
+    found a sample hand with ``time = 24:00:00`` accepted by the fast reader alone)."""
+    phh, _ = sample_texts()
+    path = tmp_path / "clock.phhs"
+    path.write_text(f"[1]\n{phh[0]}\n[2]\ntime = {clock}\n{phh[41]}\n")
+    assert_same_as_plain(path)
