@@ -3,11 +3,15 @@ replay accepts the hand under the rule, records its code, and the row pass follo
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from poolshark.engine.config import GameConfig
 from poolshark.engine.table import ForcedBets, Table
 from poolshark.histories.phh import parse_phh, write_phh
+from poolshark.histories.pokerstars import parse_pokerstars
 from poolshark.histories.record import HistoryError
 from poolshark.histories.replay import judge
 from poolshark.histories.rows import build_rows
@@ -98,3 +102,34 @@ def test_the_writer_states_how_antes_are_settled() -> None:
     assert "ante_trimming_status = false" in write_phh(shown.record)
     again = judge(parse_phh(write_phh(shown.record))).record
     assert again.variants == ("antes-in-main-pot",)
+
+
+#: A four-way chop of a $4 pot raked $0.15, the rake charged to the winners unequally.
+FOUR_WAY_CHOP = Path(__file__).parent / "data" / "pokerstars" / "four_way_chop_uneven_rake.txt"
+
+
+@pytest.mark.parametrize(
+    ("winnings", "variants"),
+    [
+        ((97, 97, 96, 95), ("rake-split",)),  # as the file: each bears 3 to 5 of the rake
+        ((96, 97, 96, 96), ()),  # the engine's odd chip: first left of the button
+        ((97, 96, 96, 96), ("rake-split",)),  # another winner has the rake's odd chip
+        ((85, 100, 100, 100), ("rake-split",)),  # one winner bears the whole rake
+    ],
+)
+def test_a_split_pots_rake_may_fall_unequally(
+    winnings: tuple[int, ...], variants: tuple[str, ...]
+) -> None:
+    """Winners of a raked split pot may bear its rake unequally; chips are never made."""
+    record = parse_pokerstars(FOUR_WAY_CHOP.read_text())
+    assert record.winnings == (97, 97, 96, 95)
+    judged = judge(replace(record, winnings=winnings))
+    assert judged.record.variants == variants
+
+
+@pytest.mark.parametrize("winnings", [(84, 101, 100, 100), (97, 97, 96, 96), (101, 95, 95, 94)])
+def test_a_split_pot_never_pays_past_a_whole_share(winnings: tuple[int, ...]) -> None:
+    """More than a share before the rake, or chips the pot does not hold, stay a mismatch."""
+    record = parse_pokerstars(FOUR_WAY_CHOP.read_text())
+    with pytest.raises(HistoryError, match="replay-mismatch"):
+        judge(replace(record, winnings=winnings))

@@ -48,7 +48,10 @@ WARNING_REASONS: dict[str, str] = {
 VARIANTS: dict[str, str] = {
     "limit-cap-4": "fixed-limit betting capped at a bet and four raises instead of three",
     "odd-chip": "a split pot's odd chip went to a winner other than the first left of the button",
-    "rake-split": "a split pot's shares differ by the rounding of the rake taken from it",
+    "rake-split": (
+        "a split pot's shares differ by the rake taken from it: its rounding, or the rake"
+        " charged to the winners unequally"
+    ),
     "capped-no-limit": "no-limit with a cap on what each player may put in the hand",
     "early-fold": (
         "a fold written before the player's turn (a fold in advance, a fast fold), played at"

@@ -399,13 +399,15 @@ def _check_outcome(
 
 def split_variant(record: HandRecord, table: Table, won: Sequence[int]) -> str | None:
     """``odd-chip`` or ``rake-split`` when the recorded winnings differ from the replay's
-    only in which of a split pot's winners got its odd chips, else None.
+    only in how a split pot was divided among its winners, else None.
 
     Each pot (after rake) must pay its winners, the best hands among those eligible, an
     equal share each, and the remainder to one or more of them: every player then
     collects between the sum of their shares and that plus the remainders of the pots they
     split. ``rake-split`` when every split pot divides evenly before the rake (the odd
-    chips come from the rake's rounding), ``odd-chip`` otherwise.
+    chips come from the rake's rounding), ``odd-chip`` otherwise. Failing that, a raked
+    split pot may have charged its rake to the winners unequally (each bears between none
+    and all of it): ``rake-split`` too. Chips are never created: the total is the replay's.
     """
     result = table.result
     if result is None or not result.showdown or sum(won) != sum(result.net) + sum(table.total):
@@ -415,22 +417,26 @@ def split_variant(record: HandRecord, table: Table, won: Sequence[int]) -> str |
     board = table.board_cards
     values = {s: evaluate_indices([*holes[s], *board]) if holes[s] else 0 for s in live}
     chip = _smallest_chip(record)
-    least = [0] * table.seats
-    spare = [0] * table.seats
+    least, spare = [0] * table.seats, [0] * table.seats  # equal shares after rake, odd chips
+    lowest, highest = [0] * table.seats, [0] * table.seats  # the rake charged unequally
     uneven_before_rake = False
-    unraked = table.contested_pots()
-    for pot, whole in zip(result.pots, unraked, strict=True):
+    for pot, whole in zip(result.pots, table.contested_pots(), strict=True):
         best = max(values[s] for s in pot.eligible)
         winners = [s for s in pot.eligible if values[s] == best]
         share = pot.amount // (chip * len(winners)) * chip
-        odd = pot.amount - share * len(winners)
-        uneven_before_rake |= whole.amount % (chip * len(winners)) != 0
+        share_before_rake = whole.amount // (chip * len(winners)) * chip
+        odd_before_rake = whole.amount - share_before_rake * len(winners)
+        uneven_before_rake |= odd_before_rake != 0
         for seat in winners:
             least[seat] += share
-            spare[seat] += odd
-    if any(not lo <= w <= lo + extra for w, lo, extra in zip(won, least, spare, strict=True)):
-        return None
-    return "odd-chip" if uneven_before_rake else "rake-split"
+            spare[seat] += pot.amount - share * len(winners)
+            lowest[seat] += max(0, share_before_rake - (whole.amount - pot.amount))
+            highest[seat] += share_before_rake + odd_before_rake
+    if all(lo <= w <= lo + extra for w, lo, extra in zip(won, least, spare, strict=True)):
+        return "odd-chip" if uneven_before_rake else "rake-split"
+    if all(lo <= w <= hi for w, lo, hi in zip(won, lowest, highest, strict=True)):
+        return "rake-split"
+    return None
 
 
 def _smallest_chip(record: HandRecord) -> int:
