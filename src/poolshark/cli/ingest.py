@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -132,17 +133,23 @@ def print_files(summary: Summary) -> None:
     if len(files) > FILES_SHOWN:
         shown = sorted(files, key=lambda f: -sum(f.rejected.values()))[:FILES_SHOWN]
     title = "Per file" if shown is files else f"The {FILES_SHOWN} files with most rejections"
-    table = Table(title=title, title_justify="left")
-    for name in ("file", "hands", "parsed", "duplicates", "rejected", "encoding"):
-        table.add_column(name, justify="left" if name in ("file", "rejected") else "right")
+    folder = os.path.commonpath([counts.path for counts in files]) if len(files) > 1 else ""
+    if folder:
+        title += f" (in {folder})"
+    table = Table(title=escape(title), title_justify="left")
+    table.add_column("file", overflow="fold", min_width=16)
+    for name in ("hands", "parsed", "dups"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("rejected", overflow="fold")
+    table.add_column("encoding", overflow="fold")
     for counts in shown:
-        reasons = ", ".join(f"{reason} {n:,}" for reason, n in counts.rejected.items())
+        reasons = "\n".join(f"{reason} {n:,}" for reason, n in counts.rejected.items())
         table.add_row(
-            escape(counts.path),
+            escape(os.path.relpath(counts.path, folder) if folder else counts.path),
             f"{counts.hands:,}",
             f"{counts.parsed:,}",
             f"{counts.duplicates:,}",
-            reasons or "0",
+            reasons or "-",
             counts.encoding or "",
         )
     console.print(table)
