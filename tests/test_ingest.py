@@ -528,3 +528,14 @@ def test_explain_reports_a_bad_file_or_hand(tmp_path: Path) -> None:
     ):
         with pytest.raises(IngestError, match=re.escape(message)):
             explain_hand(spec)
+
+
+def test_explain_marks_the_line_of_the_action_a_replay_refuses() -> None:
+    """A replay message quoting a player and a move marks the line where that player
+    makes that move, not the first line naming the player (the seat line)."""
+    corpus = Path(__file__).parent / "data" / "corpus" / "derived_early_folds.txt"
+    explained = explain_hand(f"{corpus}:2")
+    assert explained.reason == "replay-illegal"
+    assert explained.marked is not None
+    lines = corpus.read_text().splitlines()
+    assert lines[explained.marked - 1] == "AgeofInnocence: folds"

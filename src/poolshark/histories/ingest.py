@@ -483,20 +483,28 @@ def find_hand(spec: str) -> RawHand:
 
 _LINE_RE = re.compile(r"\bline (\d+)\b")
 _QUOTED_RE = re.compile(r"'([^']{3,})'|\"([^\"]{3,})\"")
+_NEXT_WORD_RE = re.compile(r"\s+([a-z]+)")
 
 
 def _marked_line(raw: RawHand, message: str) -> int | None:
-    """The file line a rejection message points at: a ``line N`` of the hand, or the first
-    line holding a text the message quotes; None when it names none."""
+    """The file line a rejection message points at: a ``line N`` of the hand, else the first
+    line holding a text the message quotes with the word that follows it there (``'Name'
+    folds``: the line where Name folds), else the first holding the text; None when it
+    names none."""
     lines = raw.text.splitlines()
     found = _LINE_RE.search(message)
     if found is not None and 1 <= int(found.group(1)) <= len(lines):
         return raw.line + int(found.group(1)) - 1
     for match in _QUOTED_RE.finditer(message):
         quoted = match.group(1) or match.group(2)
-        for number, text in enumerate(lines):
-            if quoted in text:
-                return raw.line + number
+        word = _NEXT_WORD_RE.match(message, match.end())
+        holding = [number for number, text in enumerate(lines) if quoted in text]
+        if word is not None:
+            verb = word.group(1)
+            doing = [n for n in holding if verb in lines[n].split(quoted, 1)[1]]
+            holding = doing or holding
+        if holding:
+            return raw.line + holding[0]
     return None
 
 
