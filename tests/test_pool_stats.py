@@ -194,7 +194,8 @@ def bounded(figure: HudStat) -> tuple[float, float, float]:
 
 def test_files_are_found_counted_and_rejections_kept(tmp_path: Path) -> None:
     """Folders are searched for .txt/.phh/.phhs; a hand that does not parse is counted under
-    its reason, a file that is no history under ``file_errors``; a missing path is refused."""
+    its reason, and so is the text of a file that is no history (a file is never refused
+    whole: it is one hand rejected as ``unsupported-format``); a missing path is refused."""
     hands = simulate(load_pool("soft"), 40, seed=2)
     text = pokerstars_text(hands).decode()
     broken = text.replace("*** SUMMARY ***", "*** SUMMRY ***", 1)
@@ -207,9 +208,9 @@ def test_files_are_found_counted_and_rejections_kept(tmp_path: Path) -> None:
     assert [f.name for f in files] == ["b.phhs", "junk.txt", "a.txt"]
     result = tally_files(files)
     assert result.files == 3
-    assert result.read == 80
+    assert result.read == 81
     assert result.tally.hands == 79
-    assert sum(result.rejected.values()) == 1
-    assert list(result.file_errors) == [str(tmp_path / "junk.txt")]
+    assert result.rejected == {"truncated": 1, "unsupported-format": 1}
+    assert not result.file_errors
     with pytest.raises(StatsError, match="no such file"):
         history_files([tmp_path / "missing"])
