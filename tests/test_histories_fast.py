@@ -644,6 +644,44 @@ def test_pokerkit_hands_end_to_end(tmp_path: Path) -> None:
     assert capped["hand_id"].n_unique() >= 10
 
 
+def test_hands_needing_house_rules_are_judged_fast(tmp_path: Path) -> None:
+    """PokerKit's hands that replay only under ``posted-price`` (or other house rules the
+    compiled stages follow) are judged fast, retried under the rule sets in the replay's
+    order, with the variants the replay gives (``assert_same_as_plain`` compares rows,
+    variants included); nearly none of them go to the plain path from the row pass."""
+    path = pokerkit_file(tmp_path)
+    fallbacks, _ = assert_same_as_plain(path)
+    needing = 0
+    for block in read_blocks(path):
+        judged = judge_hands(block, 0, block.hands)
+        needing += len(judged.retried_position)
+        assert judged.fast[list(judged.retried_position)].all()
+        assert judged.retried_arrays is None or judged.retried_arrays.variant_bits().all()
+    assert needing >= 5
+    assert fallbacks["rows"] <= 2
+
+
+def test_a_subset_of_arrays_is_the_arrays_of_its_records() -> None:
+    """``HandArrays.take`` of some hands (any order) equals the arrays of those records;
+    ``variants`` replaces their bits."""
+    records = [parse_phh(text) for text in pokerkit_file_texts()[:40]]
+    whole = HandArrays.of(records)
+    chosen = np.array([7, 3, 3, 39, 0, 21], dtype=np.int64)
+    part = whole.take(chosen)
+    expected = HandArrays.of([records[i] for i in chosen.tolist()])
+    for spec in dataclasses.fields(HandArrays):
+        ours = getattr(part, spec.name)
+        theirs = getattr(expected, spec.name)
+        if spec.name == "variants":
+            ours, theirs = part.variant_bits(), expected.variant_bits()
+        if isinstance(ours, pa.Array):
+            assert ours.to_pylist() == theirs.to_pylist(), spec.name
+        else:
+            np.testing.assert_array_equal(ours, theirs, err_msg=spec.name)
+    bits = np.arange(chosen.size, dtype=np.int32)
+    assert whole.take(chosen, bits).variant_bits().tolist() == bits.tolist()
+
+
 def test_the_row_pass_finds_the_cap_of_four_raises() -> None:
     """A fixed-limit record whose betting has a bet and four raises but no variant: the
     row pass widens the cap and marks it, as ``replay.judge`` does."""

@@ -28,6 +28,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 
 import numba as nb
@@ -39,9 +40,9 @@ import pyarrow as pa
 from poolshark.histories.fast_phh import read_phh
 from poolshark.histories.fast_pokerstars import read_pokerstars
 from poolshark.histories.fast_split import Block, read_blocks
-from poolshark.histories.flat import UNSTATED, HandArrays
+from poolshark.histories.flat import UNSTATED, HandArrays, variant_bits
 from poolshark.histories.record import HandRecord, HistoryError
-from poolshark.histories.replay import judge
+from poolshark.histories.replay import HOUSE_RULES, house_rule_sets, judge
 from poolshark.histories.rows import (
     DEFAULT_SALT,
     Tracked,
@@ -49,12 +50,15 @@ from poolshark.histories.rows import (
     rejections,
     rows_frame,
     track,
+    variant_codes,
 )
 from poolshark.histories.settle import settle
 from poolshark.histories.split import RawHand, parse_hand
 
 Bools = npt.NDArray[np.bool_]
 Int64s = npt.NDArray[np.int64]
+Int8s = npt.NDArray[np.int8]
+Int32s = npt.NDArray[np.int32]
 UInt8s = npt.NDArray[np.uint8]
 UInt64s = npt.NDArray[np.uint64]
 
@@ -66,8 +70,10 @@ class Judged:
     Per hand (index from ``lo``): ``key`` (0 when the hand did not parse), ``accepted``,
     and for the others ``rejected[i] = (reason, message)``. Accepted hands are either in
     the fast arrays (``fast[i]``) or plain records (``records[i]``); ``warnings[i]`` is
-    the warning of a hand accepted with one. ``fallbacks`` counts the hands the fast stages
-    handed to the plain path, by stage.
+    the warning of a hand accepted with one. A fast hand the compiled stages accepted only
+    under house rules has its rows in ``retried_arrays`` (``retried_position[i]``), with
+    those rules' variant bits. ``fallbacks`` counts the hands the fast stages handed to
+    the plain path, by stage.
     """
 
     block: Block
@@ -86,6 +92,9 @@ class Judged:
     plain_arrays: HandArrays | None = None  # the plain path's records, in hand order
     plain_tracked: Tracked | None = None
     plain_position: dict[int, int] = field(default_factory=dict)  # hand -> plain_arrays index
+    retried_arrays: HandArrays | None = None  # fast hands accepted under house rules
+    retried_tracked: Tracked | None = None
+    retried_position: dict[int, int] = field(default_factory=dict)  # hand -> its index
     fallbacks: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -119,18 +128,23 @@ class RowBatch:
         starts = np.zeros(hands.size, dtype=np.int64)
         counts = np.zeros(hands.size, dtype=np.int64)
         fast = judged.fast[hands]
-        if fast.any() and judged.arrays is not None and judged.tracked is not None:
-            offsets = judged.arrays.action_start
-            chosen = hands[fast]
-            starts[fast] = self._actions + offsets[chosen]
-            counts[fast] = offsets[chosen + 1] - offsets[chosen]
-            self._part(judged.arrays, judged.tracked)
-        if not fast.all() and judged.plain_arrays is not None and judged.plain_tracked is not None:
-            offsets = judged.plain_arrays.action_start
-            where = np.array([judged.plain_position[int(h)] for h in hands[~fast]])
-            starts[~fast] = self._actions + offsets[where]
-            counts[~fast] = offsets[where + 1] - offsets[where]
-            self._part(judged.plain_arrays, judged.plain_tracked)
+        retried = np.zeros(hands.size, dtype=np.bool_)
+        if judged.retried_position:
+            retried = np.isin(hands, np.fromiter(judged.retried_position, dtype=np.int64))
+        for chosen, arrays, tracked, position in (
+            (fast & ~retried, judged.arrays, judged.tracked, None),
+            (retried, judged.retried_arrays, judged.retried_tracked, judged.retried_position),
+            (~fast, judged.plain_arrays, judged.plain_tracked, judged.plain_position),
+        ):
+            if not chosen.any() or arrays is None or tracked is None:
+                continue
+            where = hands[chosen]
+            if position is not None:
+                where = np.array([position[int(h)] for h in where], dtype=np.int64)
+            offsets = arrays.action_start
+            starts[chosen] = self._actions + offsets[where]
+            counts[chosen] = offsets[where + 1] - offsets[where]
+            self._part(arrays, tracked)
         self._starts.append(starts)
         self._counts.append(counts)
         self.hands += hands.size
@@ -196,14 +210,21 @@ def _fast_stages(judged: Judged, *, check: bool) -> None:
     tracked = track(arrays)
     read = status == 0
     followed = read & (tracked.error == 0)
-    passed = followed & (settle(arrays, tracked) == 0) if check else followed
+    settled = settle(arrays, tracked) if check else np.zeros(judged.hands, np.int8)
+    passed = followed & (settled == 0)
+    rules: dict[int, int] = {}
+    if check and (read & ~passed).any():  # the plain path without the replay tries none
+        rules = house_rule_retries(arrays, tracked.error, settled, np.flatnonzero(read & ~passed))
+    retried = np.zeros(judged.hands, dtype=np.bool_)
+    retried[list(rules)] = True
     for stage, handed in (
         ("read", ~read),
-        ("rows", read & ~followed),
-        ("settle", followed & ~passed),
+        ("rows", read & ~followed & ~retried),
+        ("settle", followed & ~passed & ~retried),
     ):
         if handed.any():
             judged.fallbacks[stage] += int(handed.sum())
+    passed |= retried
     judged.arrays = arrays
     judged.tracked = tracked
     judged.fast = passed
@@ -223,12 +244,98 @@ def _fast_stages(judged: Judged, *, check: bool) -> None:
     judged.key[fast] = np.fromiter(
         map(hand_key, sites, hand_ids), dtype=np.uint64, count=len(hand_ids)
     )
+    if rules:  # their rows: the compiled pass again, under the rules each was accepted with
+        chosen = np.array(sorted(rules), dtype=np.int64)
+        bits = np.array([rules[i] for i in chosen.tolist()], dtype=np.int32)
+        judged.retried_arrays = arrays.take(chosen, bits)
+        judged.retried_tracked = track(judged.retried_arrays)
+        judged.retried_position = {i: k for k, i in enumerate(chosen.tolist())}
     if fast.size == judged.hands:  # every hand fast: the lists as they are
         judged.sites, judged.hand_ids = sites, hand_ids
         return
     for i, site, hand_id in zip(fast.tolist(), sites, hand_ids, strict=True):
         judged.sites[i] = site
         judged.hand_ids[i] = hand_id
+
+
+#: The house rules (``replay.HOUSE_RULES``) the compiled stages follow when a hand's
+#: variant bits name them: ``rows.track`` the raise cap, the posted price and the reopening
+#: short all-in; the settlement needs none. ``antes-in-main-pot`` they do not follow.
+COMPILED_HOUSE_RULES = frozenset(("limit-cap-4", "posted-price", "short-all-in-reopens"))
+
+#: ``rows.track`` errors the replay makes too, under the same rules: each is found at an
+#: action played in turn (no fold before it waited for its turn), where ``Table`` refuses
+#: the same thing (a call amount, a raise, an all-in mark) or the hand is left unfinished.
+DEFINITE_TRACK_ERRORS = frozenset((7, 8, 9, 10, 13))
+#: ``settle.settle`` codes the replay rejects too: the board, the stated pot, the rake, the
+#: winnings' sum (not 6 or 9: the replay may accept those with a warning or a variant).
+DEFINITE_SETTLE_CODES = frozenset((4, 5, 7, 8))
+
+
+def house_rule_retries(
+    arrays: HandArrays, error: Int8s, settled: Int8s, hands: Int64s
+) -> dict[int, int]:
+    """Of ``hands`` (read, but not passed by the compiled stages under the rules their
+    records show), those the compiled stages accept under house rules, with the variant
+    bits to accept them with: the rule sets are tried in ``replay.judge``'s order
+    (``replay.house_rule_sets``), each earlier one having to fail in a way the replay
+    fails too; a hand stops (goes plain) at the first set the compiled stages cannot
+    decide, or one with a rule they do not follow."""
+    known_bits = arrays.variant_bits()[hands]
+    verdicts = {frozenset[str](): _verdicts(error[hands], settled[hands], widened=None)}
+    followed = sorted(COMPILED_HOUSE_RULES)
+    for size in range(1, len(followed) + 1):
+        for extra in combinations(followed, size):
+            rules = frozenset(extra)
+            bits = known_bits | variant_bits(sorted(rules))
+            subset = arrays.take(hands, bits.astype(np.int32))
+            tracked = track(subset)
+            widened = None if "limit-cap-4" in rules else tracked.variants & ~subset.variant_bits()
+            verdicts[rules] = _verdicts(tracked.error, settle(subset, tracked), widened=widened)
+    accepted: dict[int, int] = {}
+    for k, hand in enumerate(hands.tolist()):
+        known = frozenset(variant_codes(int(known_bits[k]))) & frozenset(HOUSE_RULES)
+        seats = slice(arrays.seat_start[hand], arrays.seat_start[hand + 1])
+        blind = arrays.blind[seats]
+        dead = arrays.dead[seats]
+        short = bool(((blind != 0) & (arrays.stack[seats] < dead + blind)).any())
+        tried = house_rule_sets(
+            known,
+            fixed_limit=bool(arrays.fixed_limit[hand]),
+            priced_blind=short or (blind.size > 0 and int(blind.max()) > arrays.big_blind[hand]),
+            dead_money=bool(dead.any()),
+        )
+        for rules in [known, *tried]:
+            if not rules <= COMPILED_HOUSE_RULES:
+                break
+            verdict = verdicts[rules][k]
+            if verdict == _PASSES:
+                if rules != known:
+                    accepted[hand] = int(known_bits[k]) | variant_bits(sorted(rules))
+                break
+            if verdict == _UNDECIDED:
+                break
+    return accepted
+
+
+_PASSES, _FAILS, _UNDECIDED = 0, 1, 2
+
+
+def _verdicts(error: Int8s, settled: Int8s, *, widened: Int32s | None) -> list[int]:
+    """Per hand, what the compiled stages say of it under one set of rules: it passes, the
+    replay fails it too, or only the replay can tell. ``widened``: hands the row pass moved
+    to the cap of four raises, which the rules tried do not allow (they fail)."""
+    out = []
+    for k, (problem, code) in enumerate(zip(error.tolist(), settled.tolist(), strict=True)):
+        if widened is not None and widened[k]:
+            out.append(_FAILS)
+        elif problem == 0 and code == 0:
+            out.append(_PASSES)
+        elif problem in DEFINITE_TRACK_ERRORS or (problem == 0 and code in DEFINITE_SETTLE_CODES):
+            out.append(_FAILS)
+        else:
+            out.append(_UNDECIDED)
+    return out
 
 
 def _plain_path(judged: Judged, i: int, *, check: bool) -> None:

@@ -189,6 +189,49 @@ class HandArrays:
                 values[name] = np.concatenate(items)
         return cls(**values)  # type: ignore[arg-type]
 
+    def take(self, hands: npt.NDArray[np.int64], variants: Int32s | None = None) -> HandArrays:
+        """The hands ``hands`` (indices, in that order) alone; ``variants``, when given,
+        replaces their variant bits (one entry per hand taken)."""
+        seats = _spans(self.seat_start, hands)
+        actions = _spans(self.action_start, hands)
+        values: dict[str, object] = {}
+        for spec in fields(self):
+            name = spec.name
+            item = getattr(self, name)
+            if name == "seat_start":
+                values[name] = offsets(np.diff(self.seat_start)[hands].tolist())
+            elif name == "action_start":
+                values[name] = offsets(np.diff(self.action_start)[hands].tolist())
+            elif name == "variants":
+                values[name] = self.variant_bits()[hands] if variants is None else variants
+            elif name in _SEAT_FIELDS:
+                values[name] = _taken(item, seats)
+            elif name in _ACTION_FIELDS:
+                values[name] = _taken(item, actions)
+            else:
+                values[name] = _taken(item, hands)
+        return HandArrays(**values)  # type: ignore[arg-type]
+
+
+_SEAT_FIELDS = frozenset(("stack", "blind", "dead", "hole", "seat_number", "name", "winnings"))
+_ACTION_FIELDS = frozenset(("street", "player", "move", "amount", "all_in"))
+
+
+def _spans(starts: Int64s, hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The indices of the per-seat (or per-action) entries of ``hands``, in order."""
+    lo = starts[hands]
+    counts = starts[hands + 1] - lo
+    before = np.cumsum(counts) - counts
+    return np.repeat(lo - before, counts) + np.arange(int(counts.sum()), dtype=np.int64)
+
+
+def _taken(values: object, index: npt.NDArray[np.int64]) -> object:
+    """``values[index]`` for a numpy or a pyarrow array."""
+    if isinstance(values, pa.Array):
+        return values.take(pa.array(index, pa.int64()))
+    assert isinstance(values, np.ndarray)
+    return values[index]
+
 
 #: The variant codes in ``HandArrays.variants`` bit order.
 VARIANT_CODES = tuple(VARIANTS)

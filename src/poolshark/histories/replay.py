@@ -117,21 +117,36 @@ HOUSE_RULES = ("limit-cap-4", "posted-price", "antes-in-main-pot", "short-all-in
 
 
 def _rule_sets(record: HandRecord, known: frozenset[str]) -> list[frozenset[str]]:
-    """The combinations of house rules beyond ``known`` that could change how the record
-    replays, fewest first: a raise cap only in fixed-limit, ``posted-price`` only with a
-    short or straddled blind, ``antes-in-main-pot`` only with dead money."""
-    fixed = record.betting is Betting.FIXED_LIMIT
+    """:func:`house_rule_sets` for the record: a raise cap only in fixed-limit,
+    ``posted-price`` only with a short or straddled blind, ``antes-in-main-pot`` only with
+    dead money."""
     short = any(
         seat.stack < dead + blind
         for seat, dead, blind in zip(record.seats, record.dead, record.blinds, strict=True)
         if blind
     )
+    return house_rule_sets(
+        known,
+        fixed_limit=record.betting is Betting.FIXED_LIMIT,
+        priced_blind=short or max(record.blinds) > record.big_blind,
+        dead_money=any(record.dead),
+    )
+
+
+def house_rule_sets(
+    known: frozenset[str], *, fixed_limit: bool, priced_blind: bool, dead_money: bool
+) -> list[frozenset[str]]:
+    """The combinations of house rules beyond ``known`` that :func:`judge` tries, in its
+    order (fewest first, then in ``HOUSE_RULES`` order): ``limit-cap-4`` only in
+    ``fixed_limit``, ``posted-price`` only with a ``priced_blind`` (short or straddled),
+    ``antes-in-main-pot`` only with ``dead_money``. The compiled fast path tries them in
+    the same order, so both accept a hand under the same rules."""
     possible = [
         rule
         for rule, applies in (
-            ("limit-cap-4", fixed),
-            ("posted-price", short or max(record.blinds) > record.big_blind),
-            ("antes-in-main-pot", any(record.dead)),
+            ("limit-cap-4", fixed_limit),
+            ("posted-price", priced_blind),
+            ("antes-in-main-pot", dead_money),
             ("short-all-in-reopens", True),
         )
         if applies and rule not in known
