@@ -124,7 +124,13 @@ def _pokerkit_state(
         game = NoLimitTexasHoldem(
             AUTOMATIONS, False, antes, tuple(blinds), big, mode=Mode.CASH_GAME
         )
-    return game, game(stacks, n), features
+    saved = random.getstate()  # PokerKit shuffles its deck with the module's generator
+    random.seed(rng.getrandbits(64))
+    try:
+        state = game(stacks, n)
+    finally:
+        random.setstate(saved)
+    return game, state, features
 
 
 def _play_randomly(rng: random.Random, state: State) -> tuple[int, bool]:
