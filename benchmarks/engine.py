@@ -84,27 +84,16 @@ def table_hands(hands: int, seed: int) -> float:
 def pokerkit_hands(hands: int, seed: int) -> float | None:
     """Hands per second of PokerKit with the same policy (None when it is not installed)."""
     try:
-        from pokerkit import Automation, Mode, NoLimitTexasHoldem
+        from pokerkit import Mode, NoLimitTexasHoldem
+
+        from poolshark.histories.referee import AUTOMATIONS
     except ImportError:
         return None
-    automations = (
-        Automation.ANTE_POSTING,
-        Automation.BET_COLLECTION,
-        Automation.BLIND_OR_STRADDLE_POSTING,
-        Automation.CARD_BURNING,
-        Automation.HOLE_DEALING,
-        Automation.BOARD_DEALING,
-        Automation.RUNOUT_COUNT_SELECTION,
-        Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
-        Automation.HAND_KILLING,
-        Automation.CHIPS_PUSHING,
-        Automation.CHIPS_PULLING,
-    )
     rng = random.Random(seed)
     start = time.perf_counter()
     for _ in range(hands):
         state = NoLimitTexasHoldem.create_state(
-            automations, True, 0, (1, 2), 2, [DEPTH] * 6, 6, mode=Mode.CASH_GAME
+            AUTOMATIONS, True, 0, (1, 2), 2, [DEPTH] * 6, 6, mode=Mode.CASH_GAME
         )
         while state.status:
             call = state.checking_or_calling_amount or 0
