@@ -39,8 +39,8 @@ import torch
 from common import emit, parse_args, print_table
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
-from poolshark.engine.env import MultiAgentView
 from poolshark.engine.table import Table
+from poolshark.play.env import MultiAgentView
 
 CONFIG = GameConfig(seats=6, small_blind=1, big_blind=2)
 DEPTH = 200

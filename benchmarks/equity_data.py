@@ -8,7 +8,7 @@ A sample is two hole cards and a 3, 4 or 5 card board; its row is the exact equi
 each of the 1,326 opponent combos over every runout (impossible combos masked). The same
 random samples (seed given) are scored, side by side in one run, by:
 
-* ``poolshark.models.equity_data.true_equities`` on one core and on all cores: the
+* ``poolshark.equity_net.data.true_equities`` on one core and on all cores: the
   compiled kernel that evaluates each opponent 4-card (flop) or 3-card (turn) completion
   once and shares it among every (combo, runout) split;
 * ``eval7 loop``: a Python loop over every runout with the eval7 evaluator (C), our value
@@ -45,7 +45,7 @@ import numpy.typing as npt
 from common import emit, parse_args, print_table
 from poolshark.cards.card import format_card
 from poolshark.cards.combos import COMBO_INDEX, N_COMBOS
-from poolshark.models.equity_data import (
+from poolshark.equity_net.data import (
     BOARD_SIZES,
     NO_CARD,
     random_samples,

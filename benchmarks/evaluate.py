@@ -34,7 +34,8 @@ from __future__ import annotations
 import time
 
 from common import emit, parse_args, print_table
-from poolshark.evaluate import MatchConfig, MatchResult, default_lineup, load_agent, play_match
+from poolshark.agents import load_agent
+from poolshark.evaluate import MatchConfig, MatchResult, default_lineup, play_match
 from poolshark.evaluate.match import AllInEV
 from poolshark.pool.play import play_hands
 from poolshark.pool.pools import load_pool

@@ -39,15 +39,15 @@ import torch
 
 from common import emit, parse_args, print_table
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
-from poolshark.models import oracle_data as od
-from poolshark.models.equity_net import build_model
-from poolshark.models.range_oracle import BatchTensors, OracleNet, RangeOracle
-from poolshark.models.ranges import ExactPoolRanges, RangeQuery
+from poolshark.equity_net.model import build_model
+from poolshark.oracle import data as od
+from poolshark.oracle.model import BatchTensors, OracleNet, RangeOracle
+from poolshark.oracle.train import labelled_examples, oracle_loss
 from poolshark.pool.context import ActionLogs
 from poolshark.pool.pools import load_pool
 from poolshark.pool.posterior import label_decisions, pool_mixture
+from poolshark.pool.ranges import ExactPoolRanges, RangeQuery
 from poolshark.pool.simulate import SimulatedHands, simulate
-from poolshark.train.oracle import labelled_examples, oracle_loss
 
 
 def timed(work: object, repeats: int = 1) -> float:

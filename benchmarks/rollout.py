@@ -53,28 +53,22 @@ import numpy as np
 import torch
 
 from common import emit, print_table
+from poolshark.agents import Decisions, Probabilities, RandomAgent, load_agent
+from poolshark.agents.bots import CallingStation, StyleAgent
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.config import GameConfig
-from poolshark.engine.env import VectorEnv, random_policy
-from poolshark.evaluate import (
-    Decisions,
-    MatchConfig,
-    Probabilities,
-    RandomAgent,
-    load_agent,
-    play_match,
-)
-from poolshark.evaluate.bots import CallingStation, StyleAgent
-from poolshark.models.actor_critic import CONTEXT_FEATURES, ActorCritic, encode_contexts
-from poolshark.pool.pools import load_pool
-from poolshark.train.ppo import make_policy
-from poolshark.train.rollout import (
+from poolshark.evaluate import MatchConfig, play_match
+from poolshark.exploit.actor_critic import CONTEXT_FEATURES, ActorCritic, encode_contexts
+from poolshark.exploit.ppo import make_policy
+from poolshark.exploit.rollout import (
     Opponent,
     Rollout,
     RolloutBatch,
     RolloutSettings,
     StyleProbabilities,
 )
+from poolshark.play.env import VectorEnv, random_policy
+from poolshark.pool.pools import load_pool
 
 TARGET = 20_000
 

@@ -72,33 +72,33 @@ import numpy as np
 import torch
 
 from common import emit, print_table
-from poolshark.models import oracle_data as od
-from poolshark.models.action_data import load_dataset as load_action_dataset
-from poolshark.models.action_model import FeatureTensors, PopulationNet, masked_nll
-from poolshark.models.actor_critic import ActorCritic, policy_terms
-from poolshark.models.equity_data import generate_dataset, load_dataset, save_dataset
-from poolshark.models.equity_net import build_model, masked_mse
-from poolshark.models.range_oracle import BatchTensors, build_oracle
-from poolshark.pool.pools import load_pool
-from poolshark.pool.simulate import simulate
-from poolshark.train.action import PopulationTrainConfig, train_population
-from poolshark.train.common import Precision, autocast, count_parameters, require_device
-from poolshark.train.equity import EquityTrainConfig, to_samples, train_equity
-from poolshark.train.oracle import (
-    SIM_TABLES,
-    OracleTrainConfig,
-    labelled_examples,
-    oracle_loss,
-    train_oracle,
-)
-from poolshark.train.ppo import (
+from poolshark.equity_net.data import generate_dataset, load_dataset, save_dataset
+from poolshark.equity_net.model import build_model, masked_mse
+from poolshark.equity_net.train import EquityTrainConfig, to_samples, train_equity
+from poolshark.exploit.actor_critic import ActorCritic, policy_terms
+from poolshark.exploit.ppo import (
     ExploitConfig,
     Tensors,
     build_opponents,
     make_policy,
     ppo_update,
 )
-from poolshark.train.rollout import Rollout, RolloutBatch
+from poolshark.exploit.rollout import Rollout, RolloutBatch
+from poolshark.oracle import data as od
+from poolshark.oracle.model import BatchTensors, build_oracle
+from poolshark.oracle.train import (
+    SIM_TABLES,
+    OracleTrainConfig,
+    labelled_examples,
+    oracle_loss,
+    train_oracle,
+)
+from poolshark.pool.pools import load_pool
+from poolshark.pool.simulate import simulate
+from poolshark.population.data import load_dataset as load_action_dataset
+from poolshark.population.model import FeatureTensors, PopulationNet, masked_nll
+from poolshark.population.train import PopulationTrainConfig, train_population
+from poolshark.training.common import Precision, autocast, count_parameters, require_device
 
 WARM_UP = 2
 """Steps run before timing starts (first-call allocations, numba and torch warm-up)."""

@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX, N_COMBOS
 from poolshark.histories.rows import build_rows
-from poolshark.models.action_data import (
+from poolshark.pool.context import Feature, replay_contexts
+from poolshark.pool.policy import sample_actions
+from poolshark.pool.pools import load_pool
+from poolshark.pool.ranges import ExactPoolRanges, RangeQuery, UniformRanges
+from poolshark.pool.simulate import simulate
+from poolshark.population.data import (
     ALL_IN_CLASS,
     CALL_CLASS,
     FIRST_RAISE_CLASS,
@@ -42,11 +47,6 @@ from poolshark.models.action_data import (
     source_ranges,
     true_policies,
 )
-from poolshark.models.ranges import ExactPoolRanges, RangeQuery, UniformRanges
-from poolshark.pool.context import Feature, replay_contexts
-from poolshark.pool.policy import sample_actions
-from poolshark.pool.pools import load_pool
-from poolshark.pool.simulate import simulate
 
 DATA = Path(__file__).parents[2] / "shared" / "data" / "handhq-ps25"
 
@@ -396,7 +396,7 @@ def test_selected_hands_are_the_same_hands(hands) -> None:  # type: ignore[no-un
 
 
 def test_oracle_range_source_spec() -> None:
-    pytest.importorskip("poolshark.models.range_oracle")
+    pytest.importorskip("poolshark.oracle.model")
     with pytest.raises(ValueError, match="no checkpoint"):
         range_source_from_spec("oracle:/nowhere/best.pt")
 
@@ -405,12 +405,12 @@ def test_range_source_specs() -> None:
     assert isinstance(range_source_from_spec("uniform"), UniformRanges)
     assert range_source_from_spec("none") is None
     assert isinstance(range_source_from_spec("exact:micro-zoom"), ExactPoolRanges)
-    source = range_source_from_spec("poolshark.models.ranges:UniformRanges")
+    source = range_source_from_spec("poolshark.pool.ranges:UniformRanges")
     assert isinstance(source, UniformRanges)
     with pytest.raises(ValueError, match="unknown range source"):
         range_source_from_spec("oracle")
     with pytest.raises(ValueError, match="no callable"):
-        range_source_from_spec("poolshark.models.ranges:nothing")
+        range_source_from_spec("poolshark.pool.ranges:nothing")
 
 
 @pytest.fixture(scope="module")

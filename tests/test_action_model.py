@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from poolshark.models.action_data import N_CLASSES, simulated_dataset
-from poolshark.models.action_model import FeatureTensors, PopulationNet, build_population_net
-from poolshark.models.ranges import UniformRanges
 from poolshark.pool.pools import load_pool
+from poolshark.pool.ranges import UniformRanges
 from poolshark.pool.simulate import simulate
-from poolshark.train.action import (
+from poolshark.population.data import N_CLASSES, simulated_dataset
+from poolshark.population.model import FeatureTensors, PopulationNet, build_population_net
+from poolshark.population.train import (
     Baselines,
     PopulationTrainConfig,
     PopulationTrainingError,
@@ -60,7 +60,7 @@ def test_a_tiny_run_learns_the_pool(trained) -> None:  # type: ignore[no-untyped
 
 
 def test_tensorboard_scalars(trained) -> None:  # type: ignore[no-untyped-def]
-    from poolshark.train.tensorboard import read_scalars
+    from poolshark.training.tensorboard import read_scalars
 
     config, _, _ = trained
     scalars = [
@@ -179,9 +179,9 @@ def test_sft_on_one_player(trained, tmp_path) -> None:  # type: ignore[no-untype
 
 
 def test_equity_embedding_is_frozen_and_postflop_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from poolshark.models.equity_net import SeedEquityNet
-    from poolshark.train.common import save_atomic
-    from poolshark.train.equity import CHECKPOINT_FORMAT
+    from poolshark.equity_net.model import SeedEquityNet
+    from poolshark.equity_net.train import CHECKPOINT_FORMAT
+    from poolshark.training.common import save_atomic
 
     torch.manual_seed(1)
     equity = SeedEquityNet()

@@ -8,13 +8,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from poolshark.agents.protocol import Decisions
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
 from poolshark.engine.observation import PrivilegedObservation, PublicObservation
-from poolshark.evaluate.agents import Decisions
-from poolshark.evaluate.exploiter_agent import decision_inputs
-from poolshark.models.actor_critic import (
+from poolshark.exploit.actor_critic import (
     ActorCritic,
     actor_input_size,
     encode_contexts,
@@ -24,7 +23,8 @@ from poolshark.models.actor_critic import (
     reference_kl,
     smooth_reference,
 )
-from poolshark.train.rollout import privileged_cards, showdown_features
+from poolshark.exploit.agent import decision_inputs
+from poolshark.exploit.rollout import privileged_cards, showdown_features
 
 SIX = GameConfig(seats=6, small_blind=1, big_blind=2)
 

@@ -108,7 +108,7 @@ def test_user_agents_from_the_current_folder(
     (tmp_path / "my_cli_bot.py").write_text(
         textwrap.dedent(
             """
-            from poolshark.evaluate import SimpleAgent
+            from poolshark.agents import SimpleAgent
 
             class Limper(SimpleAgent):
                 def decide(self, view):

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from poolshark.cli.oracle import app
 from poolshark.histories.rows import decision_rows
-from poolshark.models.oracle_data import load_data
+from poolshark.oracle.data import load_data
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 

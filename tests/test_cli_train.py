@@ -14,11 +14,11 @@ import torch
 from typer.testing import CliRunner
 
 from poolshark.cli.train import app
-from poolshark.models.equity_data import generate_dataset, save_dataset
-from poolshark.train.action import PopulationTrainConfig, train_population
-from poolshark.train.equity import EquityTrainConfig, train_equity
-from poolshark.train.oracle import OracleTrainConfig, train_oracle
-from poolshark.train.ppo import TIMING_KEYS, ExploitConfig
+from poolshark.equity_net.data import generate_dataset, save_dataset
+from poolshark.equity_net.train import EquityTrainConfig, train_equity
+from poolshark.exploit.ppo import TIMING_KEYS, ExploitConfig
+from poolshark.oracle.train import OracleTrainConfig, train_oracle
+from poolshark.population.train import PopulationTrainConfig, train_population
 
 runner = CliRunner()
 SHIPPED = Path(__file__).parents[1] / "configs" / "train"

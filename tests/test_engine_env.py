@@ -8,9 +8,9 @@ import pytest
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import CHECK_CALL, FOLD, RAISE, BatchedTables
 from poolshark.engine.config import GameConfig
-from poolshark.engine.env import HoldemEnv, MultiAgentView, VectorEnv, random_policy
 from poolshark.engine.observation import PrivilegedObservation, PublicObservation
 from poolshark.engine.seating import FastFoldSeating
+from poolshark.play.env import HoldemEnv, MultiAgentView, VectorEnv, random_policy
 
 SIX = GameConfig(seats=6, small_blind=1, big_blind=2)
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from poolshark.cards.card import N_CARDS, format_card, parse_cards
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX, N_COMBOS
 from poolshark.cards.isomorphism import CARD_PERMUTATIONS, COMBO_PERMUTATIONS
-from poolshark.models.equity_data import (
+from poolshark.equity_net.data import (
     NO_CARD,
     EquityDataError,
     combo_mask,

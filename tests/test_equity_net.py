@@ -22,14 +22,14 @@ from typer.testing import CliRunner
 from poolshark.cards.card import N_CARDS, CardError
 from poolshark.cards.isomorphism import CARD_PERMUTATIONS, COMBO_PERMUTATIONS
 from poolshark.cli import app
-from poolshark.models.equity_data import (
+from poolshark.equity_net.data import (
     NO_CARD,
     EquityDataset,
     generate_dataset,
     random_samples,
     save_dataset,
 )
-from poolshark.models.equity_net import (
+from poolshark.equity_net.model import (
     EMBEDDING_SIZE,
     IMPROVED_INPUTS,
     SEED_INPUTS,
@@ -41,7 +41,7 @@ from poolshark.models.equity_net import (
     slot_one_hots,
     sorted_cards,
 )
-from poolshark.train.equity import (
+from poolshark.equity_net.train import (
     CHECKPOINT_FORMAT,
     EquityTrainConfig,
     TrainingError,
@@ -51,7 +51,7 @@ from poolshark.train.equity import (
     to_samples,
     train_equity,
 )
-from poolshark.train.tensorboard import read_scalars
+from poolshark.training.tensorboard import read_scalars
 
 runner = CliRunner()
 torch.manual_seed(0)

@@ -14,19 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from poolshark.cards.combos import COMBO_INDEX
-from poolshark.engine.actions import ActionSet
-from poolshark.engine.batched import BatchedTables
-from poolshark.engine.config import GameConfig, Settlement
-from poolshark.engine.observation import PublicObservation
-from poolshark.engine.table import Move, Street, Table
-from poolshark.evaluate import (
+from poolshark.agents import (
     AgentError,
     CallingStation,
     Decisions,
-    MatchConfig,
-    MatchError,
-    MatchResult,
     MixtureAgent,
     Moves,
     Probabilities,
@@ -35,14 +26,19 @@ from poolshark.evaluate import (
     SimpleAgent,
     StyleAgent,
     TightAggressive,
-    default_lineup,
     load_agent,
-    play_match,
 )
-from poolshark.evaluate.agents import engine_moves
-from poolshark.evaluate.bots import hand_strengths
+from poolshark.agents.bots import hand_strengths
+from poolshark.agents.protocol import engine_moves
+from poolshark.cards.combos import COMBO_INDEX
+from poolshark.engine.actions import ActionSet
+from poolshark.engine.batched import BatchedTables
+from poolshark.engine.config import GameConfig, Settlement
+from poolshark.engine.observation import PublicObservation
+from poolshark.engine.runouts import all_in_before_river, sampled_net
+from poolshark.engine.table import Move, Street, Table
+from poolshark.evaluate import MatchConfig, MatchError, MatchResult, default_lineup, play_match
 from poolshark.evaluate.match import AllInEV, rotation_period
-from poolshark.evaluate.runouts import all_in_before_river, sampled_net
 from poolshark.pool.context import context_from_table
 from poolshark.pool.play import play_hand
 from poolshark.pool.pools import load_pool
@@ -568,7 +564,7 @@ def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
         textwrap.dedent(
             """
             import numpy as np
-            from poolshark.evaluate import Moves, SimpleAgent
+            from poolshark.agents import Moves, SimpleAgent
 
             class Folder(SimpleAgent):
                 def decide(self, view):

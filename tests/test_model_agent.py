@@ -9,27 +9,27 @@ import numpy as np
 import pytest
 import torch
 
+from poolshark.agents.bots import StyleAgent
+from poolshark.agents.loading import CHECKPOINT_LOADERS, agent_help, load_agent
+from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.actions import ActionSet
-from poolshark.evaluate.agents import AgentError, Decisions, Moves
-from poolshark.evaluate.bots import StyleAgent
-from poolshark.evaluate.loading import CHECKPOINT_LOADERS, agent_help, load_agent
 from poolshark.evaluate.match import MatchConfig, play_match
-from poolshark.evaluate.model_agent import (
+from poolshark.pool.context import ActionLogs, replay_contexts
+from poolshark.pool.pools import load_pool
+from poolshark.pool.ranges import ExactPoolRanges, UniformRanges
+from poolshark.population.agent import (
     PopulationAgent,
     decision_states,
     load_population_model,
 )
-from poolshark.models.action_data import (
+from poolshark.population.data import (
     DecisionStates,
     HandLogs,
     featurize,
     legal_classes,
 )
-from poolshark.models.action_model import PopulationNet
-from poolshark.models.ranges import ExactPoolRanges, UniformRanges
-from poolshark.pool.context import ActionLogs, replay_contexts
-from poolshark.pool.pools import load_pool
-from poolshark.train.action import export_population_model
+from poolshark.population.model import PopulationNet
+from poolshark.population.train import export_population_model
 
 SIZES = [0.25, 0.33, 0.5, 0.66, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 5.0]
 
@@ -201,7 +201,7 @@ def test_loading_dispatches_on_the_checkpoint_kind(checkpoint, tmp_path, monkeyp
     exploiter = tmp_path / "exploiter.pt"
     torch.save({"kind": "exploiter"}, exploiter)
     seen: list[Path] = []
-    import poolshark.evaluate.exploiter_agent as exploiter_agent
+    import poolshark.exploit.agent as exploiter_agent
 
     monkeypatch.setattr(exploiter_agent, "load_exploiter", lambda path: seen.append(path) or "X")
     assert load_agent(str(exploiter)) == "X"

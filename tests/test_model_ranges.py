@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from poolshark.cards.combos import N_COMBOS
-from poolshark.models.ranges import ExactPoolRanges, RangeQuery, UniformRanges
 from poolshark.pool.pools import load_pool
 from poolshark.pool.posterior import mixture_posterior
+from poolshark.pool.ranges import ExactPoolRanges, RangeQuery, UniformRanges
 from poolshark.pool.simulate import simulate
 
 

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from poolshark.cards.combos import COMBO_INDEX, N_COMBOS
 from poolshark.cards.isomorphism import CARD_PERMUTATIONS, COMBO_PERMUTATIONS
 from poolshark.histories.rows import decision_rows
-from poolshark.models import oracle_data as od
-from poolshark.models.ranges import ExactPoolRanges, RangeQuery
+from poolshark.oracle import data as od
 from poolshark.pool.context import ActionLogs, replay_contexts
 from poolshark.pool.pools import load_pool
+from poolshark.pool.ranges import ExactPoolRanges, RangeQuery
 from poolshark.pool.simulate import FORCED, SimulatedHands, simulate
 
 REAL_SAMPLE = Path(__file__).parents[2] / "shared" / "data" / "handhq-ps25"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from poolshark.pipeline import (
+from poolshark.experiments.pipeline import (
     STAGES,
     PipelineConfig,
     PipelineError,

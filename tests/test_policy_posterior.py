@@ -12,7 +12,11 @@ import pytest
 import torch
 
 from poolshark.cards.combos import COMBO_CARDS, COMBO_CLASS, N_COMBOS
-from poolshark.models.action_data import (
+from poolshark.pool.context import Feature
+from poolshark.pool.pools import load_pool
+from poolshark.pool.ranges import RangeQuery
+from poolshark.pool.simulate import simulate
+from poolshark.population.data import (
     FOLD_CLASS,
     N_CLASSES,
     DecisionStates,
@@ -22,17 +26,13 @@ from poolshark.models.action_data import (
     range_source_from_spec,
     select_hands,
 )
-from poolshark.models.action_model import PopulationNet
-from poolshark.models.policy_posterior import (
+from poolshark.population.model import PopulationNet
+from poolshark.population.posterior import (
     CLASS_REPRESENTATIVE,
     PolicyPosterior,
     PolicyPosteriorError,
     free_pair,
 )
-from poolshark.models.ranges import RangeQuery
-from poolshark.pool.context import Feature
-from poolshark.pool.pools import load_pool
-from poolshark.pool.simulate import simulate
 
 
 def tiny_net(seed: int = 0) -> PopulationNet:
@@ -149,7 +149,7 @@ def test_sampled_postflop_posterior_approaches_enumeration(hand_logs: HandLogs) 
 
 
 def test_model_spec_loads_a_checkpoint(tmp_path: Path) -> None:
-    from poolshark.train.action import export_population_model
+    from poolshark.population.train import export_population_model
 
     path = export_population_model(
         tmp_path / "model.pt", tiny_net(), range_source="none", size_fractions=[0.5] * 11
@@ -171,7 +171,7 @@ def test_model_spec_loads_a_checkpoint(tmp_path: Path) -> None:
 
 
 def test_em_rounds_train_each_round_on_the_previous_model(tmp_path: Path) -> None:
-    from poolshark.train.action import PopulationTrainConfig, train_population
+    from poolshark.population.train import PopulationTrainConfig, train_population
 
     config = PopulationTrainConfig(
         pool="micro-zoom",
@@ -204,7 +204,7 @@ def test_em_rounds_train_each_round_on_the_previous_model(tmp_path: Path) -> Non
 
 
 def test_em_rounds_need_hidden_cards(tmp_path: Path) -> None:
-    from poolshark.train.action import PopulationTrainConfig
+    from poolshark.population.train import PopulationTrainConfig
 
     with pytest.raises(ValueError, match="em_rounds needs hidden cards"):
         PopulationTrainConfig(pool="micro-zoom", hands=100, em_rounds=1, out=tmp_path)
@@ -212,7 +212,11 @@ def test_em_rounds_need_hidden_cards(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_one_over_relaxed_em_round_beats_uniform_imputation(tmp_path: Path) -> None:
-    from poolshark.train.action import PopulationTrainConfig, evaluate_checkpoint, train_population
+    from poolshark.population.train import (
+        PopulationTrainConfig,
+        evaluate_checkpoint,
+        train_population,
+    )
 
     common = {
         "pool": "micro-zoom",
@@ -243,8 +247,8 @@ def test_one_over_relaxed_em_round_beats_uniform_imputation(tmp_path: Path) -> N
 
 
 def test_imputer_names_map_to_training_keys() -> None:
-    from poolshark.pipeline import PipelineConfig
-    from poolshark.train.action import EM_POWER, EM_ROUNDS, imputer_settings
+    from poolshark.experiments.pipeline import PipelineConfig
+    from poolshark.population.train import EM_POWER, EM_ROUNDS, imputer_settings
 
     assert imputer_settings("exact", "micro-zoom") == {
         "imputer": "exact:micro-zoom",

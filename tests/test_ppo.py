@@ -11,16 +11,16 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from poolshark.evaluate.agents import AgentError
-from poolshark.evaluate.exploiter_agent import (
+from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import AgentError
+from poolshark.evaluate.match import MatchConfig, play_match
+from poolshark.exploit.actor_critic import ActorCritic
+from poolshark.exploit.agent import (
     ExploiterAgent,
     load_exploiter,
     read_exploiter_checkpoint,
 )
-from poolshark.evaluate.loading import load_agent
-from poolshark.evaluate.match import MatchConfig, play_match
-from poolshark.models.actor_critic import ActorCritic
-from poolshark.train.ppo import (
+from poolshark.exploit.ppo import (
     TIMING_KEYS,
     ExploitConfig,
     ExploitError,
@@ -29,7 +29,7 @@ from poolshark.train.ppo import (
     history_csv,
     train_exploiter,
 )
-from poolshark.train.tensorboard import read_scalars
+from poolshark.training.tensorboard import read_scalars
 
 TINY = {
     "against": ["station"],
@@ -185,10 +185,10 @@ def test_a_checkpoint_is_an_agent(tmp_path: Path) -> None:
 def test_a_checkpoint_path_is_an_agent_spec(tmp_path: Path) -> None:
     """``poolshark eval runs/x/last.pt`` reaches :func:`load_exploiter` through the spec
     loader's checkpoint dispatch on ``kind``."""
-    from poolshark.evaluate import loading
+    from poolshark.agents import loading
 
     if "exploiter" not in getattr(loading, "CHECKPOINT_LOADERS", {}):
-        pytest.skip("evaluate/loading.py does not dispatch checkpoint specs yet")
+        pytest.skip("agents/loading.py does not dispatch checkpoint specs yet")
     result = train_exploiter(ExploitConfig(**TINY, iterations=1), tmp_path)
     assert isinstance(load_agent(result.checkpoint), ExploiterAgent)
 

@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from poolshark.cards.isomorphism import CARD_PERMUTATIONS, COMBO_PERMUTATIONS
-from poolshark.models import oracle_data as od
-from poolshark.models.range_oracle import (
+from poolshark.oracle import data as od
+from poolshark.oracle.model import (
     KNOTS,
     STRENGTHS,
     BatchTensors,
@@ -23,11 +23,7 @@ from poolshark.models.range_oracle import (
     StrengthFunctions,
     read_oracle_checkpoint,
 )
-from poolshark.models.ranges import ExactPoolRanges, RangeQuery, RangeSource, UniformRanges
-from poolshark.pool.context import ActionLogs
-from poolshark.pool.pools import load_pool
-from poolshark.pool.simulate import SimulatedHands, simulate
-from poolshark.train.oracle import (
+from poolshark.oracle.train import (
     OracleTrainConfig,
     OracleTrainingError,
     evaluate_oracle,
@@ -35,6 +31,10 @@ from poolshark.train.oracle import (
     oracle_loss,
     train_oracle,
 )
+from poolshark.pool.context import ActionLogs
+from poolshark.pool.pools import load_pool
+from poolshark.pool.ranges import ExactPoolRanges, RangeQuery, RangeSource, UniformRanges
+from poolshark.pool.simulate import SimulatedHands, simulate
 
 
 @pytest.fixture(scope="module")

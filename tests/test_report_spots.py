@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from poolshark.agents.bots import CallingStation, StyleAgent, TightAggressive
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
 from poolshark.engine.batched import BET, STACK
-from poolshark.evaluate.bots import CallingStation, StyleAgent, TightAggressive
 from poolshark.pool.style import load_style
 from poolshark.report.spots import Spot, action_shares, spot_decisions
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from poolshark.cli import app
-from poolshark.robustness import (
+from poolshark.experiments.robustness import (
     RobustnessConfig,
     RobustnessError,
     RobustnessPoint,
@@ -114,8 +114,8 @@ def test_a_toy_run_end_to_end_resumes_reproduces_and_refuses(
 
     # Started again, nothing is trained, simulated or played: the figures come back as they were.
     for target in (
-        "poolshark.train.action.train_population",
-        "poolshark.train.ppo.train_exploiter",
+        "poolshark.population.train.train_population",
+        "poolshark.exploit.ppo.train_exploiter",
         "poolshark.evaluate.match.play_match",
         "poolshark.pool.simulate.write_simulation",
     ):

@@ -7,15 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from poolshark.agents.bots import CallingStation, StyleAgent, TightAggressive
+from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import Decisions, Probabilities
 from poolshark.cards.combos import COMBO_INDEX
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.engine.actions import ActionSet
-from poolshark.evaluate.agents import Decisions, Probabilities
-from poolshark.evaluate.bots import CallingStation, StyleAgent, TightAggressive
-from poolshark.evaluate.loading import load_agent
-from poolshark.pool.pools import load_pool
-from poolshark.pool.style import action_probabilities, load_style
-from poolshark.train.rollout import (
+from poolshark.exploit.rollout import (
     Opponent,
     ProbabilitiesOf,
     Rollout,
@@ -26,6 +24,8 @@ from poolshark.train.rollout import (
     sample_choices,
     showdown_features,
 )
+from poolshark.pool.pools import load_pool
+from poolshark.pool.style import action_probabilities, load_style
 
 ACTIONS = ActionSet()
 
@@ -225,7 +225,7 @@ def test_style_raises_go_to_the_nearest_raise_action() -> None:
     decisions = Decisions(
         batch, np.array([0]), np.array([3]), np.array([0]), legal, np.random.default_rng()
     )
-    from poolshark.train.rollout import raise_targets
+    from poolshark.exploit.rollout import raise_targets
 
     assert raise_targets(decisions, actions).tolist() == [[4, 7, 17, 200]]
     style = load_style("zoom-reg")

@@ -1,7 +1,7 @@
 """``poolshark demo``: the whole pipeline on a built-in synthetic pool, end to end.
 
 Simulate → write PokerStars text → ingest → population models → PPO exploiters →
-evaluation three ways → HTML report (see :mod:`poolshark.pipeline`). A run folder that
+evaluation three ways → HTML report (see :mod:`poolshark.experiments.pipeline`). A run folder that
 already holds finished stages resumes after them.
 """
 
@@ -26,7 +26,12 @@ def demo(
     json_output: JsonFlag = False,
 ) -> None:
     """Run the whole pipeline on a built-in pool and write an HTML report."""
-    from poolshark.pipeline import PipelineConfig, default_stages, run_pipeline, start_run
+    from poolshark.experiments.pipeline import (
+        PipelineConfig,
+        default_stages,
+        run_pipeline,
+        start_run,
+    )
 
     with user_errors():
         config = PipelineConfig() if config_file is None else PipelineConfig.load(config_file)

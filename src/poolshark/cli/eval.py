@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import Agent
 from poolshark.cli.common import JsonFlag, console, print_json, progress_bar, user_errors
-from poolshark.evaluate.agents import Agent
-from poolshark.evaluate.loading import load_agent
 from poolshark.evaluate.match import (
     AgentResult,
     AllInEV,

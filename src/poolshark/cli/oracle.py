@@ -28,8 +28,8 @@ from poolshark.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from poolshark.models.oracle_data import OracleData
-    from poolshark.train.oracle import OracleReport, OracleTrainConfig
+    from poolshark.oracle.data import OracleData
+    from poolshark.oracle.train import OracleReport, OracleTrainConfig
 
 app = typer.Typer(
     help="The range oracle: examples from pools or decision rows, training, evaluation.",
@@ -57,15 +57,15 @@ def _source_data(
     bar: Progress,
 ) -> OracleData:
     """Examples from a simulated pool or an ingest folder (checked by :func:`_check_source`)."""
-    from poolshark.models.oracle_data import from_rows, from_simulation
+    from poolshark.oracle.data import from_rows, from_simulation
 
     if rows is not None:
         from poolshark.histories.ingest import scan_rows
 
         return from_rows(scan_rows(rows))
+    from poolshark.oracle.train import SIM_TABLES
     from poolshark.pool.pools import load_pool
     from poolshark.pool.simulate import simulate
-    from poolshark.train.oracle import SIM_TABLES
 
     assert pool is not None
     assert hands is not None
@@ -114,7 +114,7 @@ def data(
     with user_errors():
         if out.suffix != ".npz":
             raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
-        from poolshark.models.oracle_data import save_data
+        from poolshark.oracle.data import save_data
 
         _check_source(pool, hands, rows, asker)
         started = time.perf_counter()
@@ -174,7 +174,7 @@ def train(
     json_output: JsonFlag = False,
 ) -> None:
     """Train the range oracle and report it on held-out hands."""
-    from poolshark.train.oracle import OracleTrainConfig
+    from poolshark.oracle.train import OracleTrainConfig
 
     overrides: dict[str, Any] = {
         "out": out,
@@ -203,7 +203,7 @@ def run_oracle_training(run: OracleTrainConfig, *, resume: bool, json_output: bo
     """Train (or resume) the run with progress bars (data, training) and a line per
     evaluation on stderr; print the result (one JSON object with ``json_output``). Errors
     exit 2 with one line."""
-    from poolshark.train.oracle import check_run, train_oracle
+    from poolshark.oracle.train import check_run, train_oracle
 
     def on_eval(entry: dict[str, float]) -> None:
         if not json_output:
@@ -251,8 +251,8 @@ def evaluate(
 ) -> None:
     """NLL, probability and rank of the true hands (overall, per street, decision and end
     questions), next to the uniform deal and the exact posterior where known."""
-    from poolshark.models.oracle_data import load_data
-    from poolshark.train.oracle import evaluate_checkpoint
+    from poolshark.oracle.data import load_data
+    from poolshark.oracle.train import evaluate_checkpoint
 
     with user_errors():
         if data is not None:

@@ -27,7 +27,7 @@ reset to ``depth_bb`` every hand (cash-game win rates, no carry-over).
 
 All agents' chips sum to minus the rake, hand by hand. A match is reproducible from its
 seed: the cards come from the engine's per-table streams, and every agent gets its own
-random stream (:attr:`~poolshark.evaluate.agents.Decisions.rng`).
+random stream (:attr:`~poolshark.agents.protocol.Decisions.rng`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
+from poolshark.agents.protocol import Agent, Decisions, engine_moves
 from poolshark.engine.batched import (
     COERCED,
     LOG_AMOUNT,
@@ -55,8 +56,7 @@ from poolshark.engine.batched import (
     LegalBatch,
 )
 from poolshark.engine.config import GameConfig, Settlement
-from poolshark.evaluate.agents import Agent, Decisions, engine_moves
-from poolshark.evaluate.runouts import sampled_net
+from poolshark.engine.runouts import sampled_net
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]

@@ -1,5 +1,5 @@
-"""The HTML report of an end-to-end run (:mod:`poolshark.pipeline`): what was simulated and
-ingested, how well the population models fit, how the exploiters trained, and how they
+"""The HTML report of an end-to-end run (:mod:`poolshark.experiments.pipeline`): what was
+simulated and ingested, how well the population models fit, how the exploiters trained, and how they
 score three ways next to the baselines, with the over-exploitation gap and range charts.
 """
 
@@ -63,7 +63,7 @@ def _threebet_change(history: list[dict[str, float]]) -> tuple[float, float]:
 
 def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any]) -> Path:
     """Write ``out`` (an ``.html`` file) from the figures of every pipeline stage."""
-    from poolshark.evaluate.loading import load_agent
+    from poolshark.agents.loading import load_agent
 
     evaluation = figures["evaluate"]
     exploiters = evaluation["exploiters"]

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from poolshark.agents.bots import StyleAgent
+from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import CHECK_CALL, FOLD, RAISE, BatchedTables
 from poolshark.engine.config import GameConfig
-from poolshark.evaluate.agents import Agent, Decisions, Moves, Probabilities
-from poolshark.evaluate.bots import StyleAgent
 
 Floats = npt.NDArray[np.float64]
 
@@ -97,7 +97,7 @@ def action_shares(agent: Agent, decisions: Decisions) -> Floats:
     if callable(method):
         return _collapse(np.asarray(method(decisions, actions), dtype=np.float64), decisions)
     if isinstance(agent, StyleAgent):
-        from poolshark.train.rollout import StyleProbabilities
+        from poolshark.exploit.rollout import StyleProbabilities
 
         exact = StyleProbabilities.of(agent, actions).probabilities(decisions)
         return _collapse(exact, decisions)

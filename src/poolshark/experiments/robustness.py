@@ -4,10 +4,10 @@ model it trained on gets worse, for the plain exploiter and the safe (KL-regular
 Each *point* is a population model of known quality: ``hands`` hands of the pool are
 simulated and written as PokerStars text, ingested, and a population model is fitted on
 the rows with the hidden hole cards drawn by ``imputer`` (exactly the demo's route,
-:mod:`poolshark.pipeline`). Fewer hands give a noisier model; the ``uniform`` imputer gives
-a biased one (folded hands look like random cards). The model's error is measured on other
-hands of the pool with every card known: the mean KL divergence per decision from the
-pool's exact average-player policy to the model (nats). Against each model a plain PPO
+:mod:`poolshark.experiments.pipeline`). Fewer hands give a noisier model; the ``uniform``
+imputer gives a biased one (folded hands look like random cards). The model's error is
+measured on other hands of the pool with every card known: the mean KL divergence per
+decision from the pool's exact average-player policy to the model (nats). Against each model a plain PPO
 exploiter and a safe one (``safe_kl_coef`` times the KL to the model's own policy) are
 trained, and both are evaluated against the true pool (and the model they trained on) in
 bb/100 with 95% intervals. A ceiling exploiter, trained on the pool's true styles, is
@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from poolshark.pipeline import POPULATION_RANGES, edge, train_variant
+from poolshark.experiments.pipeline import POPULATION_RANGES, edge, train_variant
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from poolshark.models.action_data import ActionDataset
+    from poolshark.population.data import ActionDataset
 
 VARIANTS = ("plain", "safe")
 """The exploiter variants trained at every point."""
@@ -77,8 +77,8 @@ class RobustnessPoint(BaseModel):
 
     def training_keys(self, pool: str) -> dict[str, Any]:
         """The population-training keys of the imputer (``exact`` resolved to the pool,
-        ``em`` to EM rounds): :func:`~poolshark.train.action.imputer_settings`."""
-        from poolshark.train.action import imputer_settings
+        ``em`` to EM rounds): :func:`~poolshark.population.train.imputer_settings`."""
+        from poolshark.population.train import imputer_settings
 
         return imputer_settings(self.imputer, pool)
 
@@ -204,7 +204,7 @@ def open_run(
 
 
 def _write_json(path: Path, payload: dict[str, Any]) -> None:
-    from poolshark.train.common import write_text_atomic
+    from poolshark.training.common import write_text_atomic
 
     write_text_atomic(json.dumps(payload, indent=2) + "\n", path)
 
@@ -226,7 +226,7 @@ def run_robustness(
     return the summary (see the module docstring)."""
     import torch
 
-    from poolshark.models.action_data import range_source_from_spec
+    from poolshark.population.data import range_source_from_spec
 
     run = open_run(out, config, log)
     for point in config.points:  # a bad imputer fails now, not after an hour of work
@@ -329,7 +329,7 @@ def fit_population(
     run: RobustnessRun, point: RobustnessPoint, rows: Path, out: Path
 ) -> dict[str, Any]:
     """The point's population model, fitted (or its interrupted fit resumed) on ``rows``."""
-    from poolshark.train.action import PopulationTrainConfig, train_population
+    from poolshark.population.train import PopulationTrainConfig, train_population
 
     config = run.config
     trained = train_population(
@@ -361,7 +361,7 @@ def model_error(run: RobustnessRun, checkpoint: Path) -> dict[str, Any]:
     """How far a population model is from the pool's exact average-player policy, on
     ``kl_hands`` hands never trained on with every card known: mean KL per decision over
     the 14 action classes and over fold / call / raise, the NLL and the truth's NLL."""
-    from poolshark.train.action import (
+    from poolshark.population.train import (
         DataConfig,
         build_dataset,
         load_population_net,
@@ -394,7 +394,7 @@ def model_error(run: RobustnessRun, checkpoint: Path) -> dict[str, Any]:
 
 def _train(run: RobustnessRun, keys: dict[str, Any], out: Path) -> str:
     """A PPO exploiter with the demo's settings plus ``keys`` (its opponents, the safe
-    variant's KL term): :func:`poolshark.pipeline.train_variant`. Its checkpoint."""
+    variant's KL term): :func:`poolshark.experiments.pipeline.train_variant`. Its checkpoint."""
     config = run.config
     result = train_variant(
         keys,
@@ -409,7 +409,7 @@ def _train(run: RobustnessRun, keys: dict[str, Any], out: Path) -> str:
 
 
 def _edge(run: RobustnessRun, agent: str, field: str) -> dict[str, Any]:
-    """``agent`` against ``field`` in the run's match (:func:`poolshark.pipeline.edge`)."""
+    """``agent`` against ``field`` in the run's match (``experiments.pipeline.edge``)."""
     from poolshark.evaluate.match import MatchConfig
 
     config = run.config
@@ -432,7 +432,7 @@ def write_summary(
     run: RobustnessRun, points: list[dict[str, Any]], ceiling: dict[str, Any]
 ) -> dict[str, Any]:
     """``robustness.json``, ``edge_vs_error.png`` and ``robustness.html``; the summary."""
-    from poolshark.train.common import write_text_atomic
+    from poolshark.training.common import write_text_atomic
 
     chart = run.path("edge_vs_error.png")
     page = run.path("robustness.html")

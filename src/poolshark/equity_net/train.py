@@ -1,6 +1,6 @@
 """Training and evaluation of the equity network: one validated config, resumable runs.
 
-A run reads an equity dataset (:mod:`poolshark.models.equity_data`), holds out a validation
+A run reads an equity dataset (:mod:`poolshark.equity_net.data`), holds out a validation
 part (the last ``val_fraction`` of the samples, or a separate file), and minimizes the
 masked MSE with AdamW and a cosine learning-rate decay. Every ``checkpoint_every`` steps and
 at the end of every epoch it writes ``last.pt`` atomically; the best epoch by validation
@@ -25,15 +25,15 @@ import numpy as np
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from poolshark.models.equity_data import NO_CARD, EquityDataset, load_dataset
-from poolshark.models.equity_net import (
+from poolshark.equity_net.data import NO_CARD, EquityDataset, load_dataset
+from poolshark.equity_net.model import (
     Architecture,
     EquityNet,
     build_model,
     masked_mse,
     possible_combos,
 )
-from poolshark.train.common import (
+from poolshark.training.common import (
     Precision,
     autocast,
     check_device_name,
@@ -42,7 +42,7 @@ from poolshark.train.common import (
     restore_run,
     save_atomic,
 )
-from poolshark.train.tensorboard import ScalarLog
+from poolshark.training.tensorboard import ScalarLog
 
 CHECKPOINT_FORMAT = "poolshark-equity-net-v1"
 STREETS = ("flop", "turn", "river")
@@ -62,7 +62,7 @@ class EquityTrainConfig(BaseModel):
     improved one (the seed network is fixed, dropout 0.1). ``val_fraction`` of the data is
     held out unless ``val_data`` names a separate file. ``patience``: stop after that many
     epochs without a better validation MSE (None: never stop early). ``precision``: ``bf16``
-    trains in bfloat16 mixed precision (:func:`poolshark.train.common.autocast`).
+    trains in bfloat16 mixed precision (:func:`poolshark.training.common.autocast`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -3,13 +3,13 @@
 Hand histories show hole cards only at showdown. Seed 003 (section 6.1) fits its opponent
 model by expectation-maximization: draw the hidden cards from the posterior the current
 model implies, refit on the completed hands, repeat. :class:`PolicyPosterior` is that
-posterior as a :class:`~poolshark.models.ranges.RangeSource`: the range of a seat is the
+posterior as a :class:`~poolshark.pool.ranges.RangeSource`: the range of a seat is the
 deal (uniform over the combos no known card blocks) times the probability the model gives
 each of the seat's logged actions when it holds the combo,
 
     P(combo | actions) ∝ [combo unblocked] · Π_decisions P_model(action | features(combo)).
 
-The features are :func:`~poolshark.models.action_data.featurize`'s, built for each
+The features are :func:`~poolshark.population.data.featurize`'s, built for each
 candidate combo (one feature path for training, play and imputation). Running the network
 on all 1,326 combos at every decision is the reference (:meth:`PolicyPosterior.reference_ranges`);
 two shortcuts make the answer cheap enough to impute every hidden seat of a data set:
@@ -30,7 +30,7 @@ two shortcuts make the answer cheap enough to impute every hidden seat of a data
 
 ``power`` raises the likelihood to a power (1: the posterior itself). Above 1 it is an
 over-relaxed E-step: the training loop uses it once, on the step from a model fitted to
-uniformly drawn cards, whose card effects are diluted (``train/action.py``, ``em_power``).
+uniformly drawn cards, whose card effects are diluted (``population/train.py``, ``em_power``).
 
 A logged check by the last player able to act while every other player still in the hand
 is all-in (a non-decision the simulator's engine asks for) is not counted.
@@ -47,7 +47,9 @@ import numpy.typing as npt
 import torch
 
 from poolshark.cards.combos import COMBO_CARDS, COMBO_CLASS, N_COMBOS
-from poolshark.models.action_data import (
+from poolshark.pool.context import Feature, replay_contexts
+from poolshark.pool.ranges import RangeQuery, RangeSource
+from poolshark.population.data import (
     CALL_CLASS,
     N_CLASSES,
     DecisionFeatures,
@@ -57,14 +59,12 @@ from poolshark.models.action_data import (
     featurize,
     range_source_from_spec,
 )
-from poolshark.models.action_model import (
+from poolshark.population.model import (
     N_HAND_CLASSES,
     FeatureTensors,
     PopulationNet,
     build_population_net,
 )
-from poolshark.models.ranges import RangeQuery, RangeSource
-from poolshark.pool.context import Feature, replay_contexts
 
 Floats = npt.NDArray[np.float64]
 Float32s = npt.NDArray[np.float32]
@@ -148,7 +148,7 @@ def with_holes(states: DecisionStates, rows: Int64s, holes: npt.ArrayLike) -> De
 
 
 class PolicyPosterior:
-    """A :class:`~poolshark.models.ranges.RangeSource` whose range for a seat is the prior
+    """A :class:`~poolshark.pool.ranges.RangeSource` whose range for a seat is the prior
     deal times the likelihood of the seat's actions under a population model (see the
     module docstring). ``source`` is the range view the model was trained with (None:
     none); ``candidates`` the postflop sample size (None: enumerate); ``power`` the

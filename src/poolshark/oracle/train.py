@@ -40,7 +40,7 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from torch import Tensor
 
-from poolshark.models.oracle_data import (
+from poolshark.oracle.data import (
     OracleData,
     example_starts,
     from_rows,
@@ -49,7 +49,7 @@ from poolshark.models.oracle_data import (
     make_batch,
     rank_percentile,
 )
-from poolshark.models.range_oracle import (
+from poolshark.oracle.model import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_KIND,
     BatchTensors,
@@ -57,14 +57,14 @@ from poolshark.models.range_oracle import (
     build_oracle,
     read_oracle_checkpoint,
 )
-from poolshark.train.common import (
+from poolshark.training.common import (
     check_device_name,
     count_parameters,
     require_device,
     restore_run,
     save_atomic,
 )
-from poolshark.train.tensorboard import ScalarLog
+from poolshark.training.tensorboard import ScalarLog
 
 STREETS = ("preflop", "flop", "turn", "river")
 _RESUMABLE_CHANGES = ("out", "device", "threads", "rows", "data", "val_data")
@@ -90,7 +90,7 @@ class OracleTrainConfig(BaseModel):
     simulated with seed ``data_seed + 1``), ``rows`` or ``data``. ``mode``: ``all`` or
     ``shown`` labels; ``batch_weight`` of the batch term (None: 1 for ``shown``, 0 for
     ``all``). Network: ``hidden``, ``layers``, ``preflop_width``, ``combo_width``,
-    ``components`` (:class:`~poolshark.models.range_oracle.OracleNet`).
+    ``components`` (:class:`~poolshark.oracle.model.OracleNet`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

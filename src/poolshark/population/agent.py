@@ -1,12 +1,12 @@
 """The population action model as an agent: the pool's average player in any seat.
 
-:class:`PopulationAgent` answers a batch of :class:`~poolshark.evaluate.agents.Decisions`
+:class:`PopulationAgent` answers a batch of :class:`~poolshark.agents.protocol.Decisions`
 with one forward pass: the decisions become the same
-:class:`~poolshark.models.action_data.DecisionStates` that training rows are built from
+:class:`~poolshark.population.data.DecisionStates` that training rows are built from
 (contexts from the engine's arrays by ``context_batch``; stacks before the forced bets,
 button, board shown and action log read from the batch), then the same features, with
 each opponent's range from the checkpoint's range source. It plays exact
-:class:`~poolshark.evaluate.agents.Moves`: a class is sampled from the model's
+:class:`~poolshark.agents.protocol.Moves`: a class is sampled from the model's
 distribution with the match's stream, and a raise bucket becomes a raise by the bucket's
 representative pot fraction (the median the training raises of that bucket used).
 
@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import (
     BUTTON,
@@ -37,8 +38,9 @@ from poolshark.engine.batched import (
     LOG_STREET,
     START,
 )
-from poolshark.evaluate.agents import AgentError, Decisions, Moves
-from poolshark.models.action_data import (
+from poolshark.pool.context import ActionLogs, Feature
+from poolshark.pool.ranges import RangeSource
+from poolshark.population.data import (
     ALL_IN_CLASS,
     CALL_CLASS,
     FIRST_RAISE_CLASS,
@@ -51,9 +53,7 @@ from poolshark.models.action_data import (
     featurize,
     range_source_from_spec,
 )
-from poolshark.models.action_model import FeatureTensors, PopulationNet
-from poolshark.models.ranges import RangeSource
-from poolshark.pool.context import ActionLogs, Feature
+from poolshark.population.model import FeatureTensors, PopulationNet
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -196,7 +196,7 @@ def load_population_model(
     """A :class:`PopulationAgent` from a population-model checkpoint (``kind``
     ``population-model``), its range source from the checkpoint unless ``ranges`` names
     another (a range-source spec: ``uniform``, ``none``, ``exact:POOL`` ...)."""
-    from poolshark.train.action import PopulationTrainingError, load_population_net
+    from poolshark.population.train import PopulationTrainingError, load_population_net
 
     try:
         model, payload = load_population_net(Path(path), device)

@@ -15,7 +15,7 @@ Network (:class:`PopulationNet`):
   MLP; the rows of the opponents present are pooled by mean and max (order-free, any number
   of opponents: a Deep Sets encoder);
 * optionally the 100-wide board-texture embedding of a trained equity network
-  (:mod:`poolshark.models.equity_net`, frozen) for postflop decisions;
+  (:mod:`poolshark.equity_net.model`, frozen) for postflop decisions;
 * all of it concatenated with the public and hand features, a linear layer to ``width``,
   ``depth`` pre-norm residual blocks, and a linear head to the 14 logits.
 """
@@ -28,14 +28,14 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from poolshark.models.action_data import (
+from poolshark.equity_net.model import EMBEDDING_SIZE, EquityNet, ResidualBlock, build_model
+from poolshark.population.data import (
     HAND_SIZE,
     N_CLASSES,
     OPPONENT_SIZE,
     PUBLIC_SIZE,
     DecisionFeatures,
 )
-from poolshark.models.equity_net import EMBEDDING_SIZE, EquityNet, ResidualBlock, build_model
 
 N_HAND_CLASSES = 169
 MASKED = -1e9
@@ -44,7 +44,7 @@ MASKED = -1e9
 
 @dataclass(frozen=True)
 class FeatureTensors:
-    """:class:`~poolshark.models.action_data.DecisionFeatures` as tensors on a device."""
+    """:class:`~poolshark.population.data.DecisionFeatures` as tensors on a device."""
 
     public: Tensor
     hand: Tensor

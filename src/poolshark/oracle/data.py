@@ -16,7 +16,7 @@ Two sources give the same arrays (:class:`OracleData`):
 * :func:`from_rows`: ingested decision rows (``poolshark ingest``), where only showdown
   cards are known.
 
-And :func:`from_query` turns a :class:`~poolshark.models.ranges.RangeQuery` into the same
+And :func:`from_query` turns a :class:`~poolshark.pool.ranges.RangeQuery` into the same
 form, so the oracle answers queries exactly as it was trained.
 
 Each public action becomes a few numbers (:func:`token_matrix`): the actor's seat counted
@@ -52,7 +52,6 @@ from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
 from poolshark.cards.evaluator import KEY_INIT, evaluate_batch, tables, value_of
 from poolshark.cards.hand_value import category_bounds
 from poolshark.histories.rows import POSITIONS, position_name
-from poolshark.models.ranges import RangeQuery
 from poolshark.pool.context import (
     MOVE_CALL,
     MOVE_FOLD,
@@ -62,6 +61,7 @@ from poolshark.pool.context import (
     replay_contexts,
 )
 from poolshark.pool.posterior import label_decisions, pool_mixture
+from poolshark.pool.ranges import RangeQuery
 from poolshark.pool.simulate import SimulatedHands
 from poolshark.pool.strength import (
     HAS_STRAIGHT,

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from poolshark.evaluate.match import MatchConfig
-    from poolshark.train.ppo import ExploitResult
+    from poolshark.exploit.ppo import ExploitResult
 
 STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
@@ -45,7 +45,7 @@ class PipelineConfig(BaseModel):
     show for the population models: ``em`` / ``em:N`` (the default, and honest:
     expectation-maximization from the rows alone, uniform cards first, then N rounds,
     default 1, of cards drawn from the previous model's own posterior, the first step
-    over-relaxed; see :mod:`poolshark.models.policy_posterior`), ``exact`` (the pool's
+    over-relaxed; see :mod:`poolshark.population.posterior`), ``exact`` (the pool's
     exact posterior, what a perfect range oracle would give: it reads the true styles, so
     it is a reference, not something a user has), ``uniform`` (nothing but the deal: the
     models then misjudge folded hands and the exploiters over-exploit) or any range-source
@@ -77,7 +77,7 @@ class PipelineConfig(BaseModel):
     @field_validator("imputer")
     @classmethod
     def _known_imputer(cls, value: str) -> str:
-        from poolshark.train.action import imputer_settings
+        from poolshark.population.train import imputer_settings
 
         imputer_settings(value, "")
         return value
@@ -204,7 +204,7 @@ def ingest_stage(run: Run) -> dict[str, Any]:
 def population_stage(run: Run) -> dict[str, Any]:
     """Population action models fitted on the ingested rows: the one the exploiters train
     against, and a held-out one fitted on the other hands."""
-    from poolshark.train.action import (
+    from poolshark.population.train import (
         PopulationTrainConfig,
         imputer_settings,
         train_population,
@@ -283,7 +283,7 @@ def train_variant(keys: dict[str, Any], out: Path, **settings: Any) -> ExploitRe
     (iterations, tables, seed, threads, device, rake) and the variant's ``keys`` (its
     opponents; the safe variant's KL term); resumed from ``last.pt`` when a run was cut
     short."""
-    from poolshark.train.ppo import ExploitConfig, train_exploiter
+    from poolshark.exploit.ppo import ExploitConfig, train_exploiter
 
     exploit = ExploitConfig.model_validate({**keys, "preset": "small-cpu", **settings})
     return train_exploiter(exploit, out, resume=(out / "last.pt").exists())
@@ -293,7 +293,7 @@ def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
     """``agent`` in one seat against ``field`` in the others: bb/100 (all-in EV adjusted
     when the match measures it) with the half width of its 95% interval, and the raw
     figures beside it."""
-    from poolshark.evaluate.loading import load_agent
+    from poolshark.agents.loading import load_agent
     from poolshark.evaluate.match import default_lineup, play_match
 
     lineup = default_lineup(2, match.seats, against=True)

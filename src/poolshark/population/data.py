@@ -11,7 +11,7 @@ and everything after is one code path, so features cannot drift between them:
   ``replay_contexts``);
 * ingested decision rows (:func:`rows_states`: hands rebuilt from the Parquet rows, hole
   cards only where shown, the rest imputed);
-* live engine decisions (``poolshark.evaluate.model_agent``: contexts by ``context_batch``).
+* live engine decisions (``poolshark.population.agent``: contexts by ``context_batch``).
 
 **Action classes** (:data:`N_CLASSES` = 14): fold, check/call, a raise in one of eleven
 pot-fraction buckets around :data:`SIZE_CENTERS`, and all-in. A raise's fraction is
@@ -23,7 +23,7 @@ whatever its fraction. :func:`legal_classes` marks the classes a decision allows
 far by street and seat (``public``); the hole cards against the board (preflop class and
 rank, the styles' own ``made`` and ``draw`` strengths, hand category; ``hand``); and for
 every opponent still in the hand a row of public facts about it and a summary of its range
-from a :class:`~poolshark.models.ranges.RangeSource`: the share of that range our hand
+from a :class:`~poolshark.pool.ranges.RangeSource`: the share of that range our hand
 beats now, the range's mean ``made`` and ``draw``, its normalized entropy (``opponents``).
 
 **True policy** (:func:`true_policies`): on a synthetic pool the average player's exact
@@ -56,7 +56,6 @@ from poolshark.cards.evaluator import KEY_INIT, value_of
 from poolshark.cards.evaluator import tables as evaluator_tables
 from poolshark.cards.hand_value import category_bounds
 from poolshark.engine.config import GameConfig
-from poolshark.models.ranges import ExactPoolRanges, RangeQuery, RangeSource, UniformRanges
 from poolshark.pool.context import (
     MOVE_CALL,
     MOVE_FOLD,
@@ -73,6 +72,7 @@ from poolshark.pool.context import (
 )
 from poolshark.pool.policy import MAX_SIZES, N_COLUMNS, StyleBank, fill_probabilities
 from poolshark.pool.pools import Pool
+from poolshark.pool.ranges import ExactPoolRanges, RangeQuery, RangeSource, UniformRanges
 from poolshark.pool.simulate import FORCED, SimulatedHands
 from poolshark.pool.strength import (
     HAS_STRAIGHT,
@@ -800,7 +800,7 @@ def source_ranges(
     source: RangeSource, states: DecisionStates, decision: Int64s, seat: Int64s, chunk: int = 4096
 ) -> Float32s:
     """(Q, 1326) ranges of ``seat[q]`` at decision ``decision[q]`` from ``source``; an
-    :class:`~poolshark.models.ranges.ExactPoolRanges` source takes the compiled walk
+    :class:`~poolshark.pool.ranges.ExactPoolRanges` source takes the compiled walk
     :func:`exact_pool_ranges` (the same numbers, one pass per hand)."""
     if isinstance(source, ExactPoolRanges):
         return exact_pool_ranges(source.pool, states, decision, seat)
@@ -821,7 +821,7 @@ def source_ranges(
 
 
 def uniform_ranges(states: DecisionStates, decision: Int64s) -> Float32s:
-    """(Q, 1326) :class:`~poolshark.models.ranges.UniformRanges`' answer for the questions
+    """(Q, 1326) :class:`~poolshark.pool.ranges.UniformRanges`' answer for the questions
     asked at ``decision[q]`` (uniform over the combos the board and the asker's cards leave),
     vectorized."""
     dead = np.zeros((len(decision), 53), dtype=np.bool_)
@@ -1000,7 +1000,7 @@ def exact_pool_ranges(
     pool: Pool, states: DecisionStates, decision: Int64s, seat: Int64s
 ) -> Float32s:
     """(Q, 1326) the pool posterior of ``seat[q]`` at decision ``decision[q]``, the asker's
-    cards dead: exactly :class:`~poolshark.models.ranges.ExactPoolRanges`, computed by one
+    cards dead: exactly :class:`~poolshark.pool.ranges.ExactPoolRanges`, computed by one
     compiled walk per hand instead of one per question. A seat whose actions no style of the
     pool can produce (a player from outside the pool: an exploiter, the model itself) gets
     the uniform range of :func:`uniform_ranges` instead."""
@@ -1043,12 +1043,12 @@ def range_source_from_spec(spec: str) -> RangeSource | None:
     """The range source a spec names: ``uniform``, ``none`` (no range view),
     ``exact:POOL`` (the exact posterior of a shipped pool or pool file, synthetic pools
     only), ``oracle:PATH`` (a trained range oracle, ``RangeOracle.load(PATH)`` of
-    :mod:`poolshark.models.range_oracle`), ``model:PATH[?power=P&candidates=K]`` (the
+    :mod:`poolshark.oracle.model`), ``model:PATH[?power=P&candidates=K]`` (the
     posterior a population-model checkpoint implies for a seat's own actions,
     ``PolicyPosterior.load(PATH, power=P, candidates=K)`` of
-    :mod:`poolshark.models.policy_posterior`: EM imputation), or ``package.module:factory`` /
+    :mod:`poolshark.population.posterior`: EM imputation), or ``package.module:factory`` /
     ``package.module:factory=ARG`` (a callable, dotted names allowed, returning a
-    :class:`~poolshark.models.ranges.RangeSource`, called with ARG if given)."""
+    :class:`~poolshark.pool.ranges.RangeSource`, called with ARG if given)."""
     import importlib
 
     from poolshark.pool.pools import load_pool
@@ -1061,9 +1061,9 @@ def range_source_from_spec(spec: str) -> RangeSource | None:
     if text.startswith("exact:"):
         return ExactPoolRanges(load_pool(text.removeprefix("exact:")))
     if text.startswith("oracle:"):
-        text = f"poolshark.models.range_oracle:RangeOracle.load={text.removeprefix('oracle:')}"
+        text = f"poolshark.oracle.model:RangeOracle.load={text.removeprefix('oracle:')}"
     if text.startswith("model:"):
-        from poolshark.models.policy_posterior import PolicyPosterior
+        from poolshark.population.posterior import PolicyPosterior
 
         return PolicyPosterior.from_spec(text.removeprefix("model:"))
     module_name, _, target = text.partition(":")

@@ -8,13 +8,13 @@ public information only, so
 where k runs over the kinds of player the seat might be (the pool is anonymous). The
 network learns exactly these pieces:
 
-* a causal GRU reads the hand's public actions one by one (:func:`~poolshark.models.
-  oracle_data.token_matrix`); its state after action ``t`` describes that action in its
+* a causal GRU reads the hand's public actions one by one (:func:`~poolshark.oracle.data.
+  token_matrix`); its state after action ``t`` describes that action in its
   public context;
 * for a preflop action, a head maps that state to K x 169 scores, one per preflop class
   (preflop, suits carry no information about a decision);
 * for a postflop action, a per-combo scorer reads each combo's features on that street's
-  board (:func:`~poolshark.models.oracle_data.combo_features`; the strength features also
+  board (:func:`~poolshark.oracle.data.combo_features`; the strength features also
   through learned piecewise-linear functions, :class:`StrengthFunctions`), modulated by
   the action's state (a scale and a shift per hidden unit), and gives K scores per combo;
 * a question about seat ``s`` after some actions sums the scores of ``s``'s own actions so
@@ -41,7 +41,7 @@ import torch
 from torch import Tensor, nn
 
 from poolshark.cards.combos import COMBO_CLASS, N_CLASSES, N_COMBOS
-from poolshark.models.oracle_data import (
+from poolshark.oracle.data import (
     COMBO_FEATURES,
     TOKEN_FEATURES,
     OracleBatch,
@@ -50,7 +50,7 @@ from poolshark.models.oracle_data import (
     from_query,
     make_batch,
 )
-from poolshark.models.ranges import RangeQuery
+from poolshark.pool.ranges import RangeQuery
 
 Float32s = npt.NDArray[np.float32]
 
@@ -64,7 +64,7 @@ class OracleError(ValueError):
 
 @dataclass(frozen=True)
 class BatchTensors:
-    """An :class:`~poolshark.models.oracle_data.OracleBatch` as tensors on one device."""
+    """An :class:`~poolshark.oracle.data.OracleBatch` as tensors on one device."""
 
     tokens: Tensor
     pre_positions: Tensor
@@ -264,8 +264,8 @@ def read_oracle_checkpoint(path: Path | str, device: str = "cpu") -> dict[str, A
 
 
 class RangeOracle:
-    """A trained :class:`OracleNet` answering :class:`~poolshark.models.ranges.RangeQuery`
-    batches (a :class:`~poolshark.models.ranges.RangeSource`).
+    """A trained :class:`OracleNet` answering :class:`~poolshark.pool.ranges.RangeQuery`
+    batches (a :class:`~poolshark.pool.ranges.RangeSource`).
 
     ``batch_hands`` questions go through the network at a time.
     """

@@ -1,11 +1,11 @@
 """Training, evaluation and per-player fine-tuning (SFT) of the population action model.
 
-A run builds its training rows once (:mod:`poolshark.models.action_data`: a pool simulated
+A run builds its training rows once (:mod:`poolshark.population.data`: a pool simulated
 in-process, every hole card known or only showdowns with the rest imputed; or ingested
 decision rows, hidden cards imputed), keeps them in ``<out>/data.npz`` with their
 fingerprint, holds out a share of the *hands* (never rows of one hand on both sides), and
 minimizes the negative log-likelihood of the actions taken with AdamW and a cosine
-learning-rate decay. Checkpoints follow the house pattern (``train/equity.py``): ``last.pt``
+learning-rate decay. Checkpoints follow the house pattern (``equity_net/train.py``): ``last.pt``
 atomically every ``checkpoint_every`` steps and after each epoch, ``best.pt`` for the
 lowest validation NLL, batches ordered by ``(seed, epoch)``, the torch random state saved,
 so a killed run resumed with ``resume=True`` ends bit for bit where an unbroken one does.
@@ -42,7 +42,7 @@ import numpy.typing as npt
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from poolshark.models.action_data import (
+from poolshark.population.data import (
     ALL_IN_CLASS,
     CALL_CLASS,
     ENCODED_FACING_BET,
@@ -65,20 +65,20 @@ from poolshark.models.action_data import (
     select_hands,
     simulated_dataset,
 )
-from poolshark.models.action_model import (
+from poolshark.population.model import (
     FeatureTensors,
     PopulationNet,
     build_population_net,
     masked_nll,
 )
-from poolshark.train.common import (
+from poolshark.training.common import (
     check_device_name,
     count_parameters,
     require_device,
     restore_run,
     save_atomic,
 )
-from poolshark.train.tensorboard import ScalarLog
+from poolshark.training.tensorboard import ScalarLog
 
 CHECKPOINT_KIND = "population-model"
 CHECKPOINT_FORMAT = "poolshark-population-model-v1"
@@ -169,7 +169,7 @@ class PopulationTrainConfig(DataConfig):
     ``em_rounds`` N > 0 imputes the hidden cards by expectation-maximization (seed 003,
     section 6.1): round 0 trains a model in ``<out>/em-0`` on cards drawn from ``imputer``
     (default ``uniform``), round k in ``<out>/em-k`` on cards drawn from round k-1's model
-    (``model:<out>/em-<k-1>/best.pt``, :mod:`poolshark.models.policy_posterior`), and the
+    (``model:<out>/em-<k-1>/best.pt``, :mod:`poolshark.population.posterior`), and the
     run itself in ``<out>`` on cards drawn from round N-1's model. ``em_power`` is the
     exponent on the likelihood of the first step only (the one from round 0's model): a
     model fitted to uniform cards has its card effects diluted by every hidden row, so
@@ -532,7 +532,7 @@ def _equity_part(config: PopulationTrainConfig) -> tuple[str | None, dict[str, A
     """(arch, hyperparameters, state dict) of the configured equity network, or Nones."""
     if config.equity_net is None:
         return None, {}, None
-    from poolshark.train.equity import load_equity_net
+    from poolshark.equity_net.train import load_equity_net
 
     net, payload = load_equity_net(config.equity_net)
     return str(payload["arch"]), dict(payload["hyperparameters"]), net.state_dict()

@@ -23,11 +23,11 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities, engine_moves
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
 from poolshark.cards.evaluator import tables as evaluator_tables
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import CHECK_CALL, FOLD, RAISE
-from poolshark.evaluate.agents import Agent, Decisions, Moves, Probabilities, engine_moves
 from poolshark.pool.context import Feature, Position
 from poolshark.pool.policy import JAM_SNAP, sample_actions
 from poolshark.pool.pools import Pool

@@ -32,14 +32,14 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from poolshark.evaluate.agents import Agent, AgentError
-from poolshark.evaluate.bots import (
+from poolshark.agents.bots import (
     CallingStation,
     MixtureAgent,
     RandomAgent,
     StyleAgent,
     TightAggressive,
 )
+from poolshark.agents.protocol import Agent, AgentError
 from poolshark.pool.pools import PoolSpec, build_pool, list_pools, load_pool
 from poolshark.pool.style import Style, describe_errors, list_styles, load_style
 
@@ -51,8 +51,8 @@ BOTS: dict[str, type[RandomAgent] | type[CallingStation] | type[TightAggressive]
 """Built-in bots by name."""
 
 CHECKPOINT_LOADERS: dict[str, str] = {
-    "population-model": "poolshark.evaluate.model_agent:load_population_model",
-    "exploiter": "poolshark.evaluate.exploiter_agent:load_exploiter",
+    "population-model": "poolshark.population.agent:load_population_model",
+    "exploiter": "poolshark.exploit.agent:load_exploiter",
 }
 """Checkpoint ``kind`` -> ``module:function(path) -> Agent``; modules import on first use."""
 

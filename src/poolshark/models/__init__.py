@@ -1,1 +1,0 @@
-"""Learned models of cards and of the player pool: the equity network first."""

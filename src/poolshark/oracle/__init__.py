@@ -1,0 +1,1 @@
+"""The range oracle: a network reading a range from the public history; its data, trainer."""

@@ -1,0 +1,1 @@
+"""The population action model: features, decision data, imputation, network, trainer, agent."""

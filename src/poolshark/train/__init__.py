@@ -1,1 +1,0 @@
-"""Training loops for the learned models, with resumable checkpoints and TensorBoard logs."""

@@ -1,0 +1,1 @@
+"""What every trainer shares: devices, atomic checkpoints, TensorBoard scalars."""
