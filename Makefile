@@ -27,6 +27,7 @@ lint: $(DEV)
 	$(BIN)/ruff check $(CHECKED)
 	$(BIN)/ruff format --check $(CHECKED)
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/pytest
