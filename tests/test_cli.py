@@ -4,6 +4,8 @@ one-line errors with exit code 2 for bad input."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -106,6 +108,16 @@ def test_help_lists_the_commands() -> None:
     assert code == 0
     for command in ("equity", "hand", "demo", "tour"):
         assert command in out
+
+
+def test_the_command_line_starts_without_torch_or_matplotlib() -> None:
+    """``poolshark --help`` stays quick: torch and matplotlib load only in the commands that
+    train, load a model or draw a chart (their imports are marked ``# lazy:``)."""
+    probe = "import sys, poolshark.cli; print(sorted({'torch', 'matplotlib'} & set(sys.modules)))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "[]"
 
 
 def test_features_command() -> None:

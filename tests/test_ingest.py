@@ -17,19 +17,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from poolshark.histories.explain import explain_hand
 from poolshark.histories.ingest import (
     INDEX_SCHEMA,
     QUARANTINE_MARK,
     WARNING_MARK,
     IngestError,
-    KeySet,
     Summary,
-    explain_hand,
     hand_key,
     history_files,
     ingest,
     scan_rows,
 )
+from poolshark.histories.keyset import KeySet
 from poolshark.histories.pokerstars import write_pokerstars
 from poolshark.histories.rows import ROW_SCHEMA
 from poolshark.histories.split import parse_hand, read_hands

@@ -26,7 +26,7 @@ def demo(
     json_output: JsonFlag = False,
 ) -> None:
     """Run the whole pipeline on a built-in pool and write an HTML report."""
-    from poolshark.experiments.pipeline import (
+    from poolshark.experiments.pipeline import (  # lazy: trains torch models; CLI starts fast
         PipelineConfig,
         default_stages,
         run_pipeline,

@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from poolshark.cli.common import JsonFlag, console, print_json, user_errors
-from poolshark.histories.ingest import Explanation, IngestError, Summary, explain_hand, ingest
+from poolshark.histories.explain import Explanation, explain_hand
+from poolshark.histories.ingest import IngestError, Summary, ingest
 from poolshark.histories.rows import DEFAULT_SALT
 
 #: Files listed one by one in the summary table; beyond that, those with most rejections.

@@ -128,7 +128,7 @@ def train(
     json_output: JsonFlag = False,
 ) -> None:
     """Train the equity network (seed or improved) and report its validation MSE."""
-    from poolshark.equity_net.train import EquityTrainConfig
+    from poolshark.equity_net.train import EquityTrainConfig  # lazy: torch; CLI starts fast
 
     overrides: dict[str, Any] = {
         "data": data,
@@ -153,7 +153,7 @@ def train(
 def run_equity_training(run: EquityTrainConfig, *, resume: bool, json_output: bool) -> None:
     """Train (or resume) the run with a progress bar and per-epoch lines on stderr; print
     the result (one JSON object with ``json_output``). Errors exit 2 with one line."""
-    from poolshark.equity_net.train import train_equity
+    from poolshark.equity_net.train import train_equity  # lazy: torch; CLI starts fast
 
     def on_epoch(entry: dict[str, float]) -> None:
         if not json_output:
@@ -187,7 +187,7 @@ def evaluate(
     json_output: JsonFlag = False,
 ) -> None:
     """Masked MSE (overall and per street), RMSE and MAE of a trained network on a dataset."""
-    from poolshark.equity_net.train import evaluate_checkpoint
+    from poolshark.equity_net.train import evaluate_checkpoint  # lazy: torch; CLI starts fast
 
     with user_errors():
         report, info = evaluate_checkpoint(checkpoint, data, device=device, max_samples=max_samples)

@@ -26,9 +26,12 @@ from poolshark.cli.common import (
     progress_bar,
     user_errors,
 )
+from poolshark.histories.ingest import scan_rows
+from poolshark.oracle.data import OracleData, from_rows, from_simulation, load_data, save_data
+from poolshark.pool.pools import load_pool
+from poolshark.pool.simulate import simulate
 
 if TYPE_CHECKING:
-    from poolshark.oracle.data import OracleData
     from poolshark.oracle.train import OracleReport, OracleTrainConfig
 
 app = typer.Typer(
@@ -57,15 +60,9 @@ def _source_data(
     bar: Progress,
 ) -> OracleData:
     """Examples from a simulated pool or an ingest folder (checked by :func:`_check_source`)."""
-    from poolshark.oracle.data import from_rows, from_simulation
-
     if rows is not None:
-        from poolshark.histories.ingest import scan_rows
-
         return from_rows(scan_rows(rows))
-    from poolshark.oracle.train import SIM_TABLES
-    from poolshark.pool.pools import load_pool
-    from poolshark.pool.simulate import simulate
+    from poolshark.oracle.train import SIM_TABLES  # lazy: torch; CLI starts fast
 
     assert pool is not None
     assert hands is not None
@@ -114,8 +111,6 @@ def data(
     with user_errors():
         if out.suffix != ".npz":
             raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
-        from poolshark.oracle.data import save_data
-
         _check_source(pool, hands, rows, asker)
         started = time.perf_counter()
         with progress_bar(json_output) as bar:
@@ -174,7 +169,7 @@ def train(
     json_output: JsonFlag = False,
 ) -> None:
     """Train the range oracle and report it on held-out hands."""
-    from poolshark.oracle.train import OracleTrainConfig
+    from poolshark.oracle.train import OracleTrainConfig  # lazy: torch; CLI starts fast
 
     overrides: dict[str, Any] = {
         "out": out,
@@ -203,7 +198,7 @@ def run_oracle_training(run: OracleTrainConfig, *, resume: bool, json_output: bo
     """Train (or resume) the run with progress bars (data, training) and a line per
     evaluation on stderr; print the result (one JSON object with ``json_output``). Errors
     exit 2 with one line."""
-    from poolshark.oracle.train import check_run, train_oracle
+    from poolshark.oracle.train import check_run, train_oracle  # lazy: torch; CLI starts fast
 
     def on_eval(entry: dict[str, float]) -> None:
         if not json_output:
@@ -251,8 +246,7 @@ def evaluate(
 ) -> None:
     """NLL, probability and rank of the true hands (overall, per street, decision and end
     questions), next to the uniform deal and the exact posterior where known."""
-    from poolshark.oracle.data import load_data
-    from poolshark.oracle.train import evaluate_checkpoint
+    from poolshark.oracle.train import evaluate_checkpoint  # lazy: torch; CLI starts fast
 
     with user_errors():
         if data is not None:

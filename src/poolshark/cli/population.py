@@ -90,7 +90,7 @@ def train(
     json_output: JsonFlag = False,
 ) -> None:
     """Train the population model; report validation figures next to the baselines."""
-    from poolshark.population.train import PopulationTrainConfig
+    from poolshark.population.train import PopulationTrainConfig  # lazy: torch; CLI starts fast
 
     overrides = {
         "out": out,
@@ -123,7 +123,7 @@ def run_population_training(run: PopulationTrainConfig, *, resume: bool, json_ou
     """Train (or resume) the run with progress bars (rows, training) and a line per epoch
     on stderr; print the result (one JSON object with ``json_output``). Errors exit 2 with
     one line."""
-    from poolshark.population.train import train_population
+    from poolshark.population.train import train_population  # lazy: torch; CLI starts fast
 
     def on_epoch(entry: dict[str, float]) -> None:
         if not json_output:
@@ -171,7 +171,10 @@ def evaluate(
     """Score a saved model on fresh simulated hands (use another --simulation-seed than
     training) or on ingested rows: baselines are fitted on half the hands, all scored on the
     other half."""
-    from poolshark.population.train import DataConfig, evaluate_checkpoint
+    from poolshark.population.train import (  # lazy: torch; CLI starts fast
+        DataConfig,
+        evaluate_checkpoint,
+    )
 
     with user_errors():
         data = DataConfig.model_validate(
@@ -222,7 +225,10 @@ def sft(
 ) -> None:
     """Fine-tune the population model on one player's rows; compare both on that player's
     held-out hands."""
-    from poolshark.population.train import SftConfig, finetune_player
+    from poolshark.population.train import (  # lazy: torch; CLI starts fast
+        SftConfig,
+        finetune_player,
+    )
 
     with user_errors():
         run = SftConfig.model_validate(

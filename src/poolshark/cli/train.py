@@ -52,21 +52,21 @@ def _load(config_type: type[RunConfigT], path: Path, overrides: Overrides) -> Ru
 
 
 def _equity(path: Path, overrides: Overrides, resume: bool, json_output: bool) -> None:
-    from poolshark.equity_net.train import EquityTrainConfig
+    from poolshark.equity_net.train import EquityTrainConfig  # lazy: torch; CLI starts fast
 
     run = _load(EquityTrainConfig, path, overrides)
     models.run_equity_training(run, resume=resume, json_output=json_output)
 
 
 def _oracle(path: Path, overrides: Overrides, resume: bool, json_output: bool) -> None:
-    from poolshark.oracle.train import OracleTrainConfig
+    from poolshark.oracle.train import OracleTrainConfig  # lazy: torch; CLI starts fast
 
     run = _load(OracleTrainConfig, path, overrides)
     oracle.run_oracle_training(run, resume=resume, json_output=json_output)
 
 
 def _population(path: Path, overrides: Overrides, resume: bool, json_output: bool) -> None:
-    from poolshark.population.train import PopulationTrainConfig
+    from poolshark.population.train import PopulationTrainConfig  # lazy: torch; CLI starts fast
 
     run = _load(PopulationTrainConfig, path, overrides)
     population.run_population_training(run, resume=resume, json_output=json_output)

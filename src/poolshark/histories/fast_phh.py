@@ -20,6 +20,9 @@ gets the calls and all-in marks the Python reader writes (its ``_Tracker``, mirr
 ``_put_in``), and the row pass checks them as it checks PokerStars text. A hand with
 ``finishing_stacks`` and no ``winnings`` gets the winnings the Python reader derives from
 them (final stack less starting stack plus the chips put in, counted its way).
+
+Long module: one grammar in one compiled pass; the kernel reads PHH's fields top to bottom,
+with the key table and value scanners it uses beside it.
 """
 
 from __future__ import annotations

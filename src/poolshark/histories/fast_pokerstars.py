@@ -13,6 +13,9 @@ character (which could be Unicode space) or any other line it does not know give
 a nonzero ``status``, and ``pokerstars.parse_pokerstars`` reads it instead, so the result
 never depends on this reader's coverage. ``tests/test_histories_fast.py`` checks it
 against the Python reader.
+
+Long module: one grammar in one compiled pass; the kernel reads a hand's sections in the
+order the site writes them, top to bottom, with the byte patterns it matches beside it.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ Layout of the output folder ``OUT``::
     OUT/summary.json                         the last run's summary; runs.jsonl: every run
 
 The summary also counts each file's hands (``Summary.per_file``: hands, parsed, duplicates,
-rejected by reason, the encoding read). :func:`explain_hand` tells why one hand of a file
-is rejected, or what it gives when accepted (``poolshark ingest --explain FILE:HAND``).
+rejected by reason, the encoding read). Why one hand is rejected, or what it gives when
+accepted, is :mod:`poolshark.histories.explain` (``poolshark ingest --explain FILE:HAND``).
 
 Nothing is lost and nothing is counted twice: every hand read is parsed, rejected (with a
 reason, into quarantine) or a duplicate, so ``seen = parsed + rejected + duplicates``.
@@ -34,7 +34,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import re
 import shutil
 import time
 import uuid
@@ -46,7 +45,6 @@ from pathlib import Path
 from queue import Empty
 from typing import Any, Literal
 
-import numba as nb
 import numpy as np
 import numpy.typing as npt
 import polars as pl
@@ -56,10 +54,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from poolshark.histories.fast import Judged, RowBatch, describe, judge_hands
 from poolshark.histories.fast import hand_key as hand_key  # part of this module's API
 from poolshark.histories.fast_split import Block, read_blocks
+from poolshark.histories.keyset import KeySet
 from poolshark.histories.record import HistoryError
 from poolshark.histories.replay import warning_message
-from poolshark.histories.rows import DEFAULT_SALT, ROW_SCHEMA, decision_rows
-from poolshark.histories.split import RawHand, parse_hand, read_hands
+from poolshark.histories.rows import DEFAULT_SALT, ROW_SCHEMA
+from poolshark.histories.split import RawHand
 
 UInt64s = npt.NDArray[np.uint64]
 Backend = Literal["process", "ray", "serial"]
@@ -74,62 +73,6 @@ INDEX_SCHEMA = pl.Schema({"site": pl.String(), "hand_id": pl.String(), "key": pl
 
 class IngestError(ValueError):
     """Ingestion cannot start: a missing input, an unusable output folder."""
-
-
-# -- keys and the set of keys already taken ------------------------------------------------
-
-
-@nb.njit(cache=True, nogil=True)
-def _insert_keys(table: UInt64s, keys: UInt64s, fresh: npt.NDArray[np.bool_]) -> int:
-    """Insert ``keys`` into the open-addressing ``table`` (0 = empty slot); mark in
-    ``fresh`` the ones that were not there yet; return how many were added."""
-    mask = np.uint64(table.shape[0] - 1)
-    added = 0
-    for i in range(keys.shape[0]):
-        key = keys[i]
-        slot = key & mask
-        while True:
-            held = table[slot]
-            if held == 0:
-                table[slot] = key
-                fresh[i] = True
-                added += 1
-                break
-            if held == key:
-                fresh[i] = False
-                break
-            slot = (slot + np.uint64(1)) & mask
-    return added
-
-
-class KeySet:
-    """A set of nonzero 64-bit keys in one flat array (16 bytes a key; a Python set of
-    ints takes about five times that, which matters for tens of millions of hands)."""
-
-    def __init__(self, capacity: int = 1 << 16) -> None:
-        size = 1 << max(4, (2 * max(capacity, 1) - 1).bit_length())
-        self._table = np.zeros(size, dtype=np.uint64)
-        self._count = 0
-
-    def __len__(self) -> int:
-        return self._count
-
-    def add(self, keys: UInt64s) -> npt.NDArray[np.bool_]:
-        """Add keys; return which of them were new (a key repeated in ``keys`` is new once)."""
-        keys = np.ascontiguousarray(keys, dtype=np.uint64)
-        if keys.shape[0] and not keys.all():
-            raise ValueError("0 is not a key (it marks empty slots)")
-        if (self._count + keys.shape[0]) * 2 > self._table.shape[0]:
-            self._grow(self._count + keys.shape[0])
-        fresh = np.zeros(keys.shape[0], dtype=np.bool_)
-        self._count += _insert_keys(self._table, keys, fresh)
-        return fresh
-
-    def _grow(self, needed: int) -> None:
-        old = self._table[self._table != 0]
-        size = 1 << (4 * needed - 1).bit_length()
-        self._table = np.zeros(size, dtype=np.uint64)
-        self._count = _insert_keys(self._table, old, np.zeros(old.shape[0], dtype=np.bool_))
 
 
 # -- one file: the work a worker does --------------------------------------------------------
@@ -378,134 +321,6 @@ def _contains(sorted_keys: UInt64s, keys: UInt64s) -> npt.NDArray[np.bool_]:
     where = np.searchsorted(sorted_keys, keys).clip(max=sorted_keys.shape[0] - 1)
     found: npt.NDArray[np.bool_] = sorted_keys[where] == keys
     return found
-
-
-# -- one hand explained ----------------------------------------------------------------------
-
-
-@dataclass
-class Explanation:
-    """What ingestion makes of one hand of a file (``poolshark ingest --explain``).
-
-    ``index``: the hand's place in the file (from 0); ``line``: the file line its text
-    starts on. A rejected hand has ``reason`` and ``message``, and ``marked``, the file line
-    the message points at when it names one; an accepted one has its record's site, hand
-    id, variants and warnings, and its decision ``rows``.
-    """
-
-    source: str
-    index: int
-    line: int
-    format: str
-    text: str
-    accepted: bool
-    reason: str | None = None
-    message: str | None = None
-    marked: int | None = None
-    site: str | None = None
-    hand_id: str | None = None
-    variants: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    rows: pl.DataFrame | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form (rows as a list of objects)."""
-        data = {k: v for k, v in self.__dict__.items() if k != "rows"}
-        data["variants"] = list(self.variants)
-        data["warnings"] = list(self.warnings)
-        data["rows"] = self.rows.to_dicts() if self.rows is not None else []
-        return data
-
-
-def explain_hand(spec: str, *, replay_hands: bool = True, salt: str = DEFAULT_SALT) -> Explanation:
-    """Judge one hand, named ``FILE:HAND``, the way ingestion does.
-
-    ``HAND`` is the hand's index in the file (from 0) when it is a number smaller than the
-    file's count of hands, else its site hand id. Raises :class:`IngestError` for a
-    ``spec`` that names no file or no hand of it.
-    """
-    raw = find_hand(spec)
-    block = Block(
-        np.zeros(0, dtype=np.uint8),
-        raw.source,
-        raw.format,
-        raw.index,
-        *(np.zeros(0, dtype=np.int64),) * 3,
-        raws=(raw,),
-    )
-    judged = judge_hands(block, 0, 1, check=replay_hands)
-    explained = Explanation(raw.source, raw.index, raw.line, raw.format, raw.text, False)
-    if 0 in judged.rejected:
-        reason, message = judged.rejected[0]
-        explained.reason, explained.message = reason, message
-        explained.marked = _marked_line(raw, message)
-        return explained
-    record = judged.records[0]
-    explained.accepted = True
-    explained.site, explained.hand_id = record.site, record.hand_id
-    explained.variants, explained.warnings = record.variants, record.warnings
-    explained.rows = decision_rows([record], salt=salt)
-    return explained
-
-
-def find_hand(spec: str) -> RawHand:
-    """The raw hand ``FILE:HAND`` names (see :func:`explain_hand`)."""
-    name, colon, hand = spec.rpartition(":")
-    if not colon or not name or not hand.strip():
-        raise IngestError(
-            "--explain takes FILE:HAND (HAND: the hand's index from 0, or its hand id),"
-            f" not {spec!r}"
-        )
-    path = Path(name)
-    if not path.is_file():
-        raise IngestError(f"no such file: {path}")
-    hand = hand.strip()
-    try:
-        raws = list(read_hands(path))
-    except HistoryError as error:
-        raise IngestError(f"cannot read {path}: {error.message}") from None
-    if hand.isdigit() and int(hand) < len(raws):
-        return raws[int(hand)]
-    unread: RawHand | None = None
-    for raw in raws:
-        if hand not in raw.text:
-            continue
-        try:
-            if parse_hand(raw).hand_id == hand:
-                return raw
-        except HistoryError:
-            unread = unread or raw  # its id cannot be read; the text names it
-    if unread is not None:
-        return unread
-    last = f" (0 to {len(raws) - 1})" if raws else ""
-    raise IngestError(f"{path} has {len(raws)} hands{last} and none with hand id {hand!r}")
-
-
-_LINE_RE = re.compile(r"\bline (\d+)\b")
-_QUOTED_RE = re.compile(r"'([^']{3,})'|\"([^\"]{3,})\"")
-_NEXT_WORD_RE = re.compile(r"\s+([a-z]+)")
-
-
-def _marked_line(raw: RawHand, message: str) -> int | None:
-    """The file line a rejection message points at: a ``line N`` of the hand, else the first
-    line holding a text the message quotes with the word that follows it there (``'Name'
-    folds``: the line where Name folds), else the first holding the text; None when it
-    names none."""
-    lines = raw.text.splitlines()
-    found = _LINE_RE.search(message)
-    if found is not None and 1 <= int(found.group(1)) <= len(lines):
-        return raw.line + int(found.group(1)) - 1
-    for match in _QUOTED_RE.finditer(message):
-        quoted = match.group(1) or match.group(2)
-        word = _NEXT_WORD_RE.match(message, match.end())
-        holding = [number for number, text in enumerate(lines) if quoted in text]
-        if word is not None:
-            verb = word.group(1)
-            doing = [n for n in holding if verb in lines[n].split(quoted, 1)[1]]
-            holding = doing or holding
-        if holding:
-            return raw.line + holding[0]
-    return None
 
 
 # -- the run: inputs, workers, commits, summary --------------------------------------------
@@ -757,7 +572,7 @@ def _run_ray(files: Sequence[Path], options: Options, workers: int) -> Iterator[
     parts there).
     """
     try:
-        import ray
+        import ray  # lazy: optional dependency (the ray extra)
     except ImportError:
         raise IngestError("the ray backend needs ray: pip install 'poolshark[ray]'") from None
     started_here = not ray.is_initialized()

@@ -23,6 +23,9 @@ field for, which goes into underscore-prefixed keys (readers ignore unknown keys
 ``_small_bet``/``_big_bet`` for fixed-limit bets that are not one and two big blinds,
 ``_decimals`` for a chip unit other than 0.01 (JSON numbers drop trailing zeros).
 Everything is written as one pot whose ``player_wins`` are each player's total winnings.
+
+Long module: one format both ways; the reader and the writer share the spec's vocabulary
+(bet types, street names, board sizes) and each is the other's round-trip test.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ and ``p2`` (the button) ``blinds_or_straddles[0]``, and likewise for antes. A ne
 blind is a live post made out of position (a new player's big blind): its chips count
 toward that player's call but it does not decide who opens. Record order is by seat number
 (``seats``), so PHH player ``i`` is record player ``(button + 1 + i) % n``.
+
+Long module: one format both ways; the reader and the writer share the seat-order and
+blind conventions above, and each is the other's round-trip test.
 """
 
 from __future__ import annotations

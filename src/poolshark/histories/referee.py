@@ -41,6 +41,7 @@ from pokerkit import (
 
 from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.table import Move, Table
+from poolshark.histories.ingest import ingest
 from poolshark.histories.phh import parse_phh, write_phh
 from poolshark.histories.record import HandRecord, HistoryError
 from poolshark.histories.replay import judge, record_from_table
@@ -374,8 +375,6 @@ def figures(count: int, seed: int) -> dict[str, object]:
         accepted_by_feature.update(hand.features)
         variants.update(record.variants or ("none",))
     with tempfile.TemporaryDirectory() as folder:
-        from poolshark.histories.ingest import ingest
-
         path = Path(folder) / "pokerkit.phhs"
         path.write_text(phhs_text([h.text for h in hands]))
         summary = ingest([path], out=Path(folder) / "out", workers=1)

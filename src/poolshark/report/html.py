@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+from matplotlib import rc_context
+from matplotlib.figure import Figure
 
 Cell = str | int | float | None
 
@@ -46,8 +45,6 @@ code { background: #f3f6f4; padding: 0 0.3em; border-radius: 3px; }
 
 def figure_svg(figure: Figure) -> str:
     """The figure as an inline ``<svg>`` element (fonts kept as text, stable ids)."""
-    from matplotlib import rc_context
-
     buffer = io.StringIO()
     with rc_context({"svg.hashsalt": "poolshark", "svg.fonttype": "none"}):
         figure.savefig(buffer, format="svg", metadata={"Date": None})

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+from matplotlib.figure import Figure
 
 INK = "#1d2327"
 PALETTE = ("#1b7f3b", "#2f6db5", "#c05621", "#7b4fa5", "#b3261e", "#3f8f8f")
@@ -39,8 +37,6 @@ def training_curves(
 
     Keys missing from some rows are skipped there (a metric logged every few iterations).
     """
-    from matplotlib.figure import Figure
-
     if not panels:
         raise ValueError("training curves need at least one panel")
     columns = min(3, len(panels))
@@ -64,8 +60,6 @@ def training_curves(
 
 def win_rates(rates: Sequence[WinRate], *, title: str = "", width: float = 8.0) -> Figure:
     """Horizontal bars of bb/100 with 95% error bars, a zero line, one colour per group."""
-    from matplotlib.figure import Figure
-
     if not rates:
         raise ValueError("a win-rate chart needs at least one win rate")
     groups = list(dict.fromkeys(rate.group for rate in rates))
@@ -93,8 +87,6 @@ def edge_curves(
     width: float = 6.5,
 ) -> Figure:
     """Lines of (x, edge, half width) points per variant: edge vs model error, with bands."""
-    from matplotlib.figure import Figure
-
     figure = Figure(figsize=(width, 4.0), layout="constrained")
     axes = figure.add_subplot()
     for color, (name, points) in zip(PALETTE, curves.items(), strict=False):

@@ -5,6 +5,9 @@ everywhere. A chart takes one frequency in ``[0, 1]`` per preflop class (the sha
 class's combos that are in the range, see :func:`class_frequencies`), laid out as in
 :mod:`poolshark.cards.combos`: AA top-left, suited hands above the diagonal, offsuit below,
 22 bottom-right. Cells are shaded on one palette from near-white (0) to dark green (1).
+
+matplotlib is imported only where a chart is drawn: the command line imports this module
+for its text charts, and matplotlib would add about a second to its start.
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ def save_chart(
     ``shade_label`` should say what the shade means. SVG output keeps its text as text, so
     it can be searched and styled, and is byte-identical from one save to the next.
     """
-    from matplotlib import rc_context
+    from matplotlib import rc_context  # lazy: matplotlib; CLI starts fast
 
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
@@ -139,9 +142,9 @@ def draw_chart(
     size: float = 8.4,
 ) -> Figure:
     """The chart as a matplotlib figure (``size`` inches wide); see :func:`save_chart`."""
-    from matplotlib.colors import LinearSegmentedColormap
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import PercentFormatter
+    from matplotlib.colors import LinearSegmentedColormap  # lazy: matplotlib; CLI starts fast
+    from matplotlib.figure import Figure  # lazy: matplotlib; CLI starts fast
+    from matplotlib.ticker import PercentFormatter  # lazy: matplotlib; CLI starts fast
 
     shares = class_frequencies(freqs)
     shown = np.where(shares > 0, shares, np.nan) if values is None else _class_values(values)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from poolshark.agents.loading import load_agent
 from poolshark.report.html import HtmlReport
 from poolshark.report.plots import WinRate, training_curves, win_rates
 from poolshark.report.range_chart import draw_chart
@@ -63,8 +64,6 @@ def _threebet_change(history: list[dict[str, float]]) -> tuple[float, float]:
 
 def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any]) -> Path:
     """Write ``out`` (an ``.html`` file) from the figures of every pipeline stage."""
-    from poolshark.agents.loading import load_agent
-
     evaluation = figures["evaluate"]
     exploiters = evaluation["exploiters"]
     plain = exploiters["model"]["true pool"]

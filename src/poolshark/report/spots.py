@@ -20,6 +20,7 @@ from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import CHECK_CALL, FOLD, RAISE, BatchedTables
 from poolshark.engine.config import GameConfig
+from poolshark.exploit.rollout import StyleProbabilities
 
 Floats = npt.NDArray[np.float64]
 
@@ -97,8 +98,6 @@ def action_shares(agent: Agent, decisions: Decisions) -> Floats:
     if callable(method):
         return _collapse(np.asarray(method(decisions, actions), dtype=np.float64), decisions)
     if isinstance(agent, StyleAgent):
-        from poolshark.exploit.rollout import StyleProbabilities
-
         exact = StyleProbabilities.of(agent, actions).probabilities(decisions)
         return _collapse(exact, decisions)
     answer = agent.act(decisions)

@@ -95,7 +95,7 @@ def solve_gradient(
 ) -> Solution:
     """Both seats by gradient descent on the opponent's best-response value (torch)."""
     started = time.perf_counter()
-    import torch  # imported here so the command line starts without loading torch
+    import torch  # lazy: torch; CLI starts fast
 
     generator = torch.Generator().manual_seed(seed)
     call_matrix = torch.as_tensor(payoffs.call_matrix, device=device)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+from tensorboard.util import tensor_util
+from torch.utils.tensorboard import SummaryWriter
+
 
 class ScalarLog:
     """Appends scalars to a new event file in ``directory`` (one file per instance)."""
 
     def __init__(self, directory: Path) -> None:
-        from torch.utils.tensorboard import SummaryWriter
-
         directory.mkdir(parents=True, exist_ok=True)
         self._writer = SummaryWriter(log_dir=str(directory), flush_secs=30)
 
@@ -34,9 +36,6 @@ class ScalarLog:
 
 def read_scalars(path: Path) -> list[tuple[str, int, float]]:
     """Every (tag, step, value) in an event file, in the order written."""
-    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
-    from tensorboard.util import tensor_util
-
     scalars: list[tuple[str, int, float]] = []
     for event in EventFileLoader(str(path)).Load():
         for value in event.summary.value:
