@@ -13,7 +13,8 @@ import torch
 from poolshark.pool.pools import load_pool
 from poolshark.pool.ranges import UniformRanges
 from poolshark.pool.simulate import simulate
-from poolshark.population.data import N_CLASSES, simulated_dataset
+from poolshark.population.actions import N_CLASSES
+from poolshark.population.data import simulated_dataset
 from poolshark.population.model import FeatureTensors, PopulationNet, build_population_net
 from poolshark.population.train import (
     Baselines,

@@ -226,7 +226,7 @@ def run_robustness(
     return the summary (see the module docstring)."""
     import torch
 
-    from poolshark.population.data import range_source_from_spec
+    from poolshark.population.sources import range_source_from_spec
 
     run = open_run(out, config, log)
     for point in config.points:  # a bad imputer fails now, not after an hour of work

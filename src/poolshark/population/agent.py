@@ -40,20 +40,18 @@ from poolshark.engine.batched import (
 )
 from poolshark.pool.context import ActionLogs, Feature
 from poolshark.pool.ranges import RangeSource
-from poolshark.population.data import (
+from poolshark.population.actions import (
     ALL_IN_CLASS,
     CALL_CLASS,
     FIRST_RAISE_CLASS,
     FOLD_CLASS,
     N_CLASSES,
     N_SIZES,
-    DecisionFeatures,
-    DecisionStates,
-    HandLogs,
-    featurize,
-    range_source_from_spec,
 )
+from poolshark.population.features import DecisionFeatures, featurize
 from poolshark.population.model import FeatureTensors, PopulationNet
+from poolshark.population.sources import range_source_from_spec
+from poolshark.population.states import DecisionStates, HandLogs
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]

@@ -42,28 +42,29 @@ import numpy.typing as npt
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from poolshark.population.data import (
+from poolshark.population.actions import (
     ALL_IN_CLASS,
     CALL_CLASS,
+    FIRST_RAISE_CLASS,
+    FOLD_CLASS,
+    N_CLASSES,
+    N_SIZES,
+    SIZE_CENTERS,
+)
+from poolshark.population.data import (
+    ActionDataset,
+    load_dataset,
+    rows_dataset,
+    save_dataset,
+    simulated_dataset,
+)
+from poolshark.population.features import (
     ENCODED_FACING_BET,
     ENCODED_IN_POSITION,
     ENCODED_POSITION,
     ENCODED_PREFLOP_FACING,
     ENCODED_STREET,
     ENCODED_STREET_RAISES,
-    FIRST_RAISE_CLASS,
-    FOLD_CLASS,
-    N_CLASSES,
-    N_SIZES,
-    SIZE_CENTERS,
-    STREET_NAMES,
-    ActionDataset,
-    load_dataset,
-    range_source_from_spec,
-    rows_dataset,
-    save_dataset,
-    select_hands,
-    simulated_dataset,
 )
 from poolshark.population.model import (
     FeatureTensors,
@@ -71,6 +72,8 @@ from poolshark.population.model import (
     build_population_net,
     masked_nll,
 )
+from poolshark.population.sources import range_source_from_spec
+from poolshark.population.states import STREET_NAMES, select_hands
 from poolshark.training.common import (
     check_device_name,
     count_parameters,
