@@ -22,7 +22,7 @@ config's default batch size and network, on real data made here (``--seed``):
   micro-zoom hands (opponent ranges ``uniform``: building exact ones costs minutes and
   gives inputs of the same shape);
 * ``ppo`` and ``ppo_small_cpu``: the exploiter's PPO update on one collected rollout
-  against micro-zoom (presets ``seed``: minibatches of 128, 2 x 256 networks; ``small-cpu``:
+  against micro-zoom (presets ``seed000``: minibatches of 128, 2 x 256 networks; ``small-cpu``:
   512, 2 x 128), counting each transition once per PPO epoch.
 
 Two figures per model, in one run:
@@ -407,7 +407,7 @@ def main() -> None:
             folder, sizes, args.seed, args.device, args.threads
         )
         results["population"] = population(folder, sizes, args.seed, args.device, args.threads)
-    results["ppo"] = ppo("seed", sizes, args.seed, args.device, args.threads)
+    results["ppo"] = ppo("seed000", sizes, args.seed, args.device, args.threads)
     results["ppo_small_cpu"] = ppo("small-cpu", sizes, args.seed, args.device, args.threads)
 
     seed_arch, improved = results["equity_seed"], results["equity_improved"]

@@ -222,7 +222,7 @@ def sft(
 ) -> None:
     """Fine-tune the population model on one player's rows; compare both on that player's
     held-out hands."""
-    from poolshark.population.train import SftConfig, finetune_player
+    from poolshark.population.finetune import SftConfig, finetune_player
 
     with user_errors():
         run = SftConfig.model_validate(

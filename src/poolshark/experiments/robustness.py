@@ -361,13 +361,8 @@ def model_error(run: RobustnessRun, checkpoint: Path) -> dict[str, Any]:
     """How far a population model is from the pool's exact average-player policy, on
     ``kl_hands`` hands never trained on with every card known: mean KL per decision over
     the 14 action classes and over fold / call / raise, the NLL and the truth's NLL."""
-    from poolshark.population.train import (
-        DataConfig,
-        build_dataset,
-        load_population_net,
-        predict,
-        score,
-    )
+    from poolshark.population.scoring import predict, score
+    from poolshark.population.train import DataConfig, build_dataset, load_population_net
 
     config = run.config
     model, payload = load_population_net(checkpoint, config.device)

@@ -12,6 +12,7 @@ import numpy.typing as npt
 import polars as pl
 
 from poolshark.engine.config import GameConfig
+from poolshark.histories.rows import position_name
 from poolshark.pool.context import (
     MOVE_CALL,
     MOVE_FOLD,
@@ -75,8 +76,6 @@ class RowsReport:
 
 def _button_offsets(players: int) -> dict[str, int]:
     """Position name -> seats after the button, at a table of ``players``."""
-    from poolshark.histories.rows import position_name
-
     return {position_name(seat, 0, players): seat for seat in range(players)}
 
 
