@@ -84,6 +84,7 @@ from poolshark.exploit.ppo import (
     ppo_update,
 )
 from poolshark.exploit.rollout import Rollout, RolloutBatch
+from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
 from poolshark.oracle.model import BatchTensors, build_oracle
 from poolshark.oracle.train import (
@@ -285,7 +286,9 @@ def oracle(
     net = build_oracle(config.model_hyperparameters()).to(torch.device(device)).train()
     batch = config.batch_hands
     chosen = np.arange(batch, dtype=np.int64)
-    tensors = BatchTensors.of(od.make_batch(train, chosen, od.example_starts(train)), device)
+    tensors = BatchTensors.of(
+        obatch.make_batch(train, chosen, obatch.example_starts(train)), device
+    )
     labelled = labelled_examples(tensors.combo, tensors.shown, config.mode)
 
     def loss() -> torch.Tensor:

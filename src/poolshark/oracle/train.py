@@ -41,15 +41,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from torch import Tensor
 
 from poolshark.histories.ingest import scan_rows
-from poolshark.oracle.data import (
-    OracleData,
-    example_starts,
-    from_rows,
-    from_simulation,
-    load_data,
-    make_batch,
-    rank_percentile,
-)
+from poolshark.oracle.batches import example_starts, make_batch
+from poolshark.oracle.data import OracleData, from_rows, from_simulation, load_data, rank_percentile
 from poolshark.oracle.model import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_KIND,
