@@ -20,8 +20,6 @@ Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
-# -- action classes ------------------------------------------------------------------------
-
 SIZE_CENTERS = (0.25, 0.33, 0.5, 0.66, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 5.0)
 """Pot fractions the raise buckets are centred on (bucket edges: geometric midpoints)."""
 N_SIZES = len(SIZE_CENTERS)

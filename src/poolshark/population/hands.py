@@ -26,8 +26,6 @@ from poolshark.population.states import STREET_NAMES, DecisionStates, HandLogs
 
 Int64s = npt.NDArray[np.int64]
 
-# -- decisions from ingested rows ---------------------------------------------------------------
-
 _MOVE_OF_ACTION = {"fold": MOVE_FOLD, "check-call": MOVE_CALL, "bet-raise": MOVE_RAISE}
 
 

@@ -23,8 +23,6 @@ Float32s = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
-# -- imputation ---------------------------------------------------------------------------------
-
 
 @dataclass
 class Imputation:

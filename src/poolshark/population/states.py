@@ -43,9 +43,6 @@ def game_numbers(config: GameConfig) -> tuple[int, int, int, int, int]:
     return (config.seats, config.small_blind, config.big_blind, config.straddle, config.ante)
 
 
-# -- decisions ------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, eq=False)
 class HandLogs:
     """H hands' public records: the game, each seat's chips before the forced bets

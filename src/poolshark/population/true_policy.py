@@ -42,8 +42,6 @@ Floats = npt.NDArray[np.float64]
 Float32s = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
 
-# -- the true pool policy ----------------------------------------------------------------------
-
 
 @nb.njit(cache=True, nogil=True)
 def _true_policy_kernel(
