@@ -40,7 +40,9 @@ import torch
 from common import emit, parse_args, print_table
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
 from poolshark.equity_net.model import build_model
+from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
+from poolshark.oracle import features as ofeat
 from poolshark.oracle.model import BatchTensors, OracleNet, RangeOracle
 from poolshark.oracle.train import labelled_examples, oracle_loss
 from poolshark.pool.context import ActionLogs
@@ -71,11 +73,11 @@ def random_boards(count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
 def feature_rates(count: int, rng: np.random.Generator) -> dict[str, float]:
     """Boards per second of each way to describe every combo on a board."""
     boards, sizes = random_boards(count, rng)
-    rates = {"kernel": count / timed(lambda: od.combo_features(boards, sizes), 3)}
+    rates = {"kernel": count / timed(lambda: ofeat.combo_features(boards, sizes), 3)}
     few = max(2, count // 40)
     rates["reference"] = few / timed(
         lambda: [
-            od.combo_features_reference(list(b[:s]))
+            ofeat.combo_features_reference(list(b[:s]))
             for b, s in zip(boards[:few], sizes[:few], strict=True)
         ]
     )
@@ -159,13 +161,13 @@ def training_rate(data: od.OracleData, steps: int) -> tuple[float, float]:
     torch.manual_seed(0)
     net = OracleNet()
     optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3)
-    starts = od.example_starts(data)
+    starts = obatch.example_starts(data)
     order = np.random.default_rng(0).permutation(data.hands)
     examples = 0
     steps = min(steps, data.hands // 64)
     started = time.perf_counter()
     for step in range(steps):
-        batch = od.make_batch(data, order[step * 64 : (step + 1) * 64], starts)
+        batch = obatch.make_batch(data, order[step * 64 : (step + 1) * 64], starts)
         tensors = BatchTensors.of(batch, "cpu")
         log_probs = net(tensors)
         labelled = labelled_examples(tensors.combo, tensors.shown, "all")

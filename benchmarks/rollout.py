@@ -58,7 +58,7 @@ from poolshark.agents.bots import CallingStation, StyleAgent
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.config import GameConfig
 from poolshark.evaluate import MatchConfig, play_match
-from poolshark.exploit.actor_critic import CONTEXT_FEATURES, ActorCritic, encode_contexts
+from poolshark.exploit.actor_critic import CONTEXT_FEATURES, ActorCritic, encode_policy_contexts
 from poolshark.exploit.ppo import make_policy
 from poolshark.exploit.rollout import (
     Opponent,
@@ -100,7 +100,7 @@ class ModelLike:
         for b in range(5):
             shown = decisions.board[:, b] >= 0
             cards[rows[shown], 52 + decisions.board[shown, b]] = 1.0
-        inputs = np.concatenate([encode_contexts(decisions.contexts), cards], axis=1)
+        inputs = np.concatenate([encode_policy_contexts(decisions.contexts), cards], axis=1)
         mask = torch.from_numpy(decisions.mask(self.actions))
         with torch.no_grad():
             logits = self.net(torch.from_numpy(inputs)).masked_fill(~mask, -1e9)

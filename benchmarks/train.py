@@ -22,7 +22,7 @@ config's default batch size and network, on real data made here (``--seed``):
   micro-zoom hands (opponent ranges ``uniform``: building exact ones costs minutes and
   gives inputs of the same shape);
 * ``ppo`` and ``ppo_small_cpu``: the exploiter's PPO update on one collected rollout
-  against micro-zoom (presets ``seed``: minibatches of 128, 2 x 256 networks; ``small-cpu``:
+  against micro-zoom (presets ``seed000``: minibatches of 128, 2 x 256 networks; ``small-cpu``:
   512, 2 x 128), counting each transition once per PPO epoch.
 
 Two figures per model, in one run:
@@ -84,6 +84,7 @@ from poolshark.exploit.ppo import (
     ppo_update,
 )
 from poolshark.exploit.rollout import Rollout, RolloutBatch
+from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
 from poolshark.oracle.model import BatchTensors, build_oracle
 from poolshark.oracle.train import (
@@ -285,7 +286,9 @@ def oracle(
     net = build_oracle(config.model_hyperparameters()).to(torch.device(device)).train()
     batch = config.batch_hands
     chosen = np.arange(batch, dtype=np.int64)
-    tensors = BatchTensors.of(od.make_batch(train, chosen, od.example_starts(train)), device)
+    tensors = BatchTensors.of(
+        obatch.make_batch(train, chosen, obatch.example_starts(train)), device
+    )
     labelled = labelled_examples(tensors.combo, tensors.shown, config.mode)
 
     def loss() -> torch.Tensor:
@@ -407,7 +410,7 @@ def main() -> None:
             folder, sizes, args.seed, args.device, args.threads
         )
         results["population"] = population(folder, sizes, args.seed, args.device, args.threads)
-    results["ppo"] = ppo("seed", sizes, args.seed, args.device, args.threads)
+    results["ppo"] = ppo("seed000", sizes, args.seed, args.device, args.threads)
     results["ppo_small_cpu"] = ppo("small-cpu", sizes, args.seed, args.device, args.threads)
 
     seed_arch, improved = results["equity_seed"], results["equity_improved"]

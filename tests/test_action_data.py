@@ -17,7 +17,7 @@ from poolshark.pool.policy import sample_actions
 from poolshark.pool.pools import load_pool
 from poolshark.pool.ranges import ExactPoolRanges, RangeQuery, UniformRanges
 from poolshark.pool.simulate import simulate
-from poolshark.population.data import (
+from poolshark.population.actions import (
     ALL_IN_CLASS,
     CALL_CLASS,
     FIRST_RAISE_CLASS,
@@ -25,28 +25,25 @@ from poolshark.population.data import (
     N_CLASSES,
     SIZE_CENTERS,
     SIZE_EDGES,
-    ActionDataset,
+    action_classes,
+    legal_classes,
+    size_bucket,
+)
+from poolshark.population.data import ActionDataset, load_dataset, save_dataset, simulated_dataset
+from poolshark.population.features import featurize
+from poolshark.population.hands import rows_states
+from poolshark.population.imputation import impute_hole_cards
+from poolshark.population.range_view import exact_pool_ranges, range_query, source_ranges
+from poolshark.population.sources import range_source_from_spec
+from poolshark.population.states import (
     DecisionStates,
     HandLogs,
-    action_classes,
-    exact_pool_ranges,
-    featurize,
     hand_slice,
-    impute_hole_cards,
-    legal_classes,
-    load_dataset,
-    range_query,
-    range_source_from_spec,
-    rows_states,
-    save_dataset,
     seen_boards,
     select_hands,
-    simulated_dataset,
     simulated_states,
-    size_bucket,
-    source_ranges,
-    true_policies,
 )
+from poolshark.population.true_policy import true_policies
 
 DATA = Path(__file__).parents[2] / "shared" / "data" / "handhq-ps25"
 

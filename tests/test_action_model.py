@@ -13,17 +13,16 @@ import torch
 from poolshark.pool.pools import load_pool
 from poolshark.pool.ranges import UniformRanges
 from poolshark.pool.simulate import simulate
-from poolshark.population.data import N_CLASSES, simulated_dataset
+from poolshark.population.actions import N_CLASSES
+from poolshark.population.data import simulated_dataset
+from poolshark.population.finetune import SftConfig, finetune_player
 from poolshark.population.model import FeatureTensors, PopulationNet, build_population_net
+from poolshark.population.scoring import Baselines, score
 from poolshark.population.train import (
-    Baselines,
     PopulationTrainConfig,
     PopulationTrainingError,
-    SftConfig,
-    finetune_player,
     load_population_net,
     read_checkpoint,
-    score,
     split_hands,
     train_population,
 )

@@ -16,7 +16,7 @@ from poolshark.engine.observation import PrivilegedObservation, PublicObservatio
 from poolshark.exploit.actor_critic import (
     ActorCritic,
     actor_input_size,
-    encode_contexts,
+    encode_policy_contexts,
     policy_terms,
     privileged_one_hot,
     privileged_size,
@@ -179,7 +179,7 @@ def test_smoothing_keeps_every_legal_action_possible() -> None:
 
 def test_bad_shapes_are_clear_errors() -> None:
     with pytest.raises(ValueError, match="contexts must be"):
-        encode_contexts(np.zeros((3, 5)))
+        encode_policy_contexts(np.zeros((3, 5)))
     with pytest.raises(ValueError, match="seats must be"):
         ActorCritic(1, 5)
     with pytest.raises(ValueError, match="positive"):

@@ -17,18 +17,15 @@ from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.pool.context import ActionLogs, replay_contexts
 from poolshark.pool.pools import load_pool
 from poolshark.pool.ranges import ExactPoolRanges, UniformRanges
+from poolshark.population.actions import legal_classes
 from poolshark.population.agent import (
     PopulationAgent,
     decision_states,
     load_population_model,
 )
-from poolshark.population.data import (
-    DecisionStates,
-    HandLogs,
-    featurize,
-    legal_classes,
-)
+from poolshark.population.features import featurize
 from poolshark.population.model import PopulationNet
+from poolshark.population.states import DecisionStates, HandLogs
 from poolshark.population.train import export_population_model
 
 SIZES = [0.25, 0.33, 0.5, 0.66, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 5.0]
@@ -224,3 +221,10 @@ def test_a_bad_range_source_is_a_clear_error(checkpoint) -> None:  # type: ignor
         load_population_model(checkpoint, ranges="bogus")
     agent = load_population_model(checkpoint, ranges="none")
     assert agent.ranges is None
+
+
+def test_checkpoint_kinds_are_registered_once() -> None:
+    """``poolshark.evaluate`` registers the model loaders; a second loader for a kind is an
+    error, not a silent replacement."""
+    with pytest.raises(AgentError, match="has a loader already"):
+        CHECKPOINT_LOADERS.register("population-model", load_population_model)

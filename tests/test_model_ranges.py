@@ -8,7 +8,13 @@ import pytest
 from poolshark.cards.combos import N_COMBOS
 from poolshark.pool.pools import load_pool
 from poolshark.pool.posterior import mixture_posterior
-from poolshark.pool.ranges import ExactPoolRanges, RangeQuery, UniformRanges
+from poolshark.pool.ranges import (
+    ExactPoolRanges,
+    RangeQuery,
+    RangeSourceError,
+    UniformRanges,
+    pool_range_sources,
+)
 from poolshark.pool.simulate import simulate
 
 
@@ -72,3 +78,24 @@ def test_query_shapes_are_checked(hands) -> None:  # type: ignore[no-untyped-def
             query.seat,
             np.zeros((3, 2), dtype=np.int64),
         )
+
+
+def test_range_source_kinds_are_registered_explicitly() -> None:
+    """A kind is one ``register`` call; a spec names it with or without its argument as
+    registered, and a kind cannot be registered twice."""
+    sources = pool_range_sources()
+    assert list(sources) == ["none", "uniform", "exact"]
+    seen: list[str] = []
+
+    def custom(argument: str) -> UniformRanges:
+        seen.append(argument)
+        return UniformRanges()
+
+    sources.register("custom", custom, argument="NAME")
+    assert isinstance(sources.load("custom:a:b"), UniformRanges)
+    assert seen == ["a:b"]
+    assert sources.usage("custom") == "custom:NAME"
+    with pytest.raises(RangeSourceError, match="custom:NAME"):
+        sources.load("custom")
+    with pytest.raises(RangeSourceError, match="registered already"):
+        sources.register("uniform", custom, argument=None)

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from poolshark.cards.combos import COMBO_INDEX, N_COMBOS
 from poolshark.cards.isomorphism import CARD_PERMUTATIONS, COMBO_PERMUTATIONS
 from poolshark.histories.rows import decision_rows
+from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
+from poolshark.oracle import features as ofeat
 from poolshark.pool.context import ActionLogs, replay_contexts
 from poolshark.pool.pools import load_pool
 from poolshark.pool.ranges import ExactPoolRanges, RangeQuery
@@ -70,8 +72,8 @@ def query_of(hands: SimulatedHands, data: od.OracleData, examples: np.ndarray) -
 )
 def test_combo_features_match_the_plain_reference(board: list[int]) -> None:
     cards = np.array([board + [0] * (5 - len(board))])
-    fast = od.combo_features(cards, np.array([len(board)]))[0]
-    np.testing.assert_allclose(fast, od.combo_features_reference(board), atol=1e-6)
+    fast = ofeat.combo_features(cards, np.array([len(board)]))[0]
+    np.testing.assert_allclose(fast, ofeat.combo_features_reference(board), atol=1e-6)
     blocked = od.blocked_combos(cards, np.array([len(board)]), np.full((1, 2), -1))[0]
     assert (fast[blocked] == 0).all()
     assert (fast[~blocked, 3:12].sum(axis=1) == 1).all()  # one hand category each
@@ -85,16 +87,16 @@ def test_combo_features_do_not_depend_on_suit_names(
     board = np.array([deck[:5]])
     renamed = CARD_PERMUTATIONS[renaming][board].astype(np.int64)
     counts = np.array([count])
-    features = od.combo_features(board, counts)[0]
-    moved = od.combo_features(renamed, counts)[0]
+    features = ofeat.combo_features(board, counts)[0]
+    moved = ofeat.combo_features(renamed, counts)[0]
     np.testing.assert_array_equal(moved[COMBO_PERMUTATIONS[renaming]], features)
 
 
 def test_bad_boards_are_refused() -> None:
     with pytest.raises(od.OracleDataError, match="3 to 5"):
-        od.combo_features(np.zeros((1, 5), dtype=np.int64), np.array([2]))
+        ofeat.combo_features(np.zeros((1, 5), dtype=np.int64), np.array([2]))
     with pytest.raises(od.OracleDataError, match="boards"):
-        od.combo_features(np.zeros((1, 4), dtype=np.int64), np.array([3]))
+        ofeat.combo_features(np.zeros((1, 4), dtype=np.int64), np.array([3]))
 
 
 def test_rank_percentile_matches_a_plain_count() -> None:
@@ -180,8 +182,8 @@ def test_rows_and_simulation_give_the_same_actions_and_labels(
         rows.example_combo[~rows.example_end][shown], data.example_combo[decided][shown]
     )
     assert (rows.example_combo[~rows.example_end][~shown] == -1).all()
-    tokens = od.token_matrix(data, np.arange(data.hands))
-    np.testing.assert_allclose(od.token_matrix(rows, np.arange(rows.hands)), tokens, atol=1e-6)
+    tokens = ofeat.token_matrix(data, np.arange(data.hands))
+    np.testing.assert_allclose(ofeat.token_matrix(rows, np.arange(rows.hands)), tokens, atol=1e-6)
 
 
 def test_the_real_sample_gives_examples() -> None:
@@ -194,15 +196,15 @@ def test_the_real_sample_gives_examples() -> None:
     assert real.hands > 500
     assert real.example_shown.any()
     assert ((real.example_combo >= 0) == real.example_shown).all()
-    assert np.isfinite(od.token_matrix(real, np.arange(real.hands))).all()
+    assert np.isfinite(ofeat.token_matrix(real, np.arange(real.hands))).all()
     assert real.players.max() > 6  # 9-max tables too
 
 
 def test_line_features_count_raises_and_name_the_aggressor(data: od.OracleData) -> None:
     """Preflop raises so far, and whether the actor made the last preflop raise, against
     a plain walk over each hand's actions."""
-    line = od.TOKEN_FEATURES - od.LINE_FEATURES
-    tokens = od.token_matrix(data, np.arange(data.hands))
+    line = ofeat.TOKEN_FEATURES - ofeat.LINE_FEATURES
+    tokens = ofeat.token_matrix(data, np.arange(data.hands))
     aggressors = 0
     for hand in range(data.hands):
         raises, last_raiser = 0, -1
@@ -250,7 +252,7 @@ def test_queries_become_the_same_questions(hands: SimulatedHands, data: od.Oracl
     asked = od.from_query(query_of(hands, data, examples))
     hand_ids = data.example_hand[examples].astype(np.int64)
     np.testing.assert_array_equal(
-        od.token_matrix(asked, np.arange(asked.hands)), od.token_matrix(data, hand_ids)
+        ofeat.token_matrix(asked, np.arange(asked.hands)), ofeat.token_matrix(data, hand_ids)
     )
     np.testing.assert_array_equal(asked.example_dead, data.example_dead[examples])
     np.testing.assert_array_equal(asked.example_seat, data.example_seat[examples])
@@ -259,11 +261,11 @@ def test_queries_become_the_same_questions(hands: SimulatedHands, data: od.Oracl
 
 def test_batches_pair_each_example_with_its_seats_earlier_actions(data: od.OracleData) -> None:
     hands = np.array([5, 0, 17, 3])
-    batch = od.make_batch(data, hands)
+    batch = obatch.make_batch(data, hands)
     width = batch.tokens.shape[1]
     pairs = {(int(e), int(batch.pre_positions[a])) for e, a in batch.pre_pairs.T}
     pairs |= {(int(e), int(batch.post_positions[a])) for e, a in batch.post_pairs.T}
-    starts = od.example_starts(data)
+    starts = obatch.example_starts(data)
     want = set()
     for local, hand in enumerate(hands):
         first = int(data.action_start[hand])

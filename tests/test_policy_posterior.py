@@ -16,16 +16,7 @@ from poolshark.pool.context import Feature
 from poolshark.pool.pools import load_pool
 from poolshark.pool.ranges import RangeQuery
 from poolshark.pool.simulate import simulate
-from poolshark.population.data import (
-    FOLD_CLASS,
-    N_CLASSES,
-    DecisionStates,
-    HandLogs,
-    hand_slice,
-    range_query,
-    range_source_from_spec,
-    select_hands,
-)
+from poolshark.population.actions import FOLD_CLASS, N_CLASSES
 from poolshark.population.model import PopulationNet
 from poolshark.population.posterior import (
     CLASS_REPRESENTATIVE,
@@ -33,6 +24,9 @@ from poolshark.population.posterior import (
     PolicyPosteriorError,
     free_pair,
 )
+from poolshark.population.range_view import range_query
+from poolshark.population.sources import range_source_from_spec
+from poolshark.population.states import DecisionStates, HandLogs, hand_slice, select_hands
 
 
 def tiny_net(seed: int = 0) -> PopulationNet:

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from poolshark.cards.isomorphism import CARD_PERMUTATIONS, COMBO_PERMUTATIONS
+from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
 from poolshark.oracle.model import (
     KNOTS,
@@ -67,7 +68,7 @@ def random_net(seed: int = 0) -> OracleNet:
 
 
 def log_probs_of(net: OracleNet, data: od.OracleData) -> np.ndarray:
-    batch = od.make_batch(data, np.arange(data.hands))
+    batch = obatch.make_batch(data, np.arange(data.hands))
     with torch.no_grad():
         result: np.ndarray = net(BatchTensors.of(batch, "cpu")).double().numpy()
     out = np.zeros_like(result)

@@ -10,8 +10,9 @@ Spec forms, tried in this order:
 * ``FILE.toml``: a style file, a pool file, or a *lineup file* (a pool file whose ``mix``
   also names agents, below);
 * ``FILE.pt``: a training checkpoint, read with ``torch.load(weights_only=True)`` and
-  dispatched on its ``kind`` through :data:`CHECKPOINT_LOADERS` (``population-model``: the
-  population action model; ``exploiter``: a PPO exploiter);
+  loaded by the loader registered for its ``kind`` in :data:`CHECKPOINT_LOADERS`. This
+  package knows no model: ``poolshark.evaluate`` registers the model packages' loaders
+  (``population-model``: the population action model; ``exploiter``: a PPO exploiter);
 * ``package.module:Class``: a user agent, built with no arguments (or a module-level agent
   object).
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import importlib
 import tomllib
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -50,11 +52,36 @@ BOTS: dict[str, type[RandomAgent] | type[CallingStation] | type[TightAggressive]
 }
 """Built-in bots by name."""
 
-CHECKPOINT_LOADERS: dict[str, str] = {
-    "population-model": "poolshark.population.agent:load_population_model",
-    "exploiter": "poolshark.exploit.agent:load_exploiter",
-}
-"""Checkpoint ``kind`` -> ``module:function(path) -> Agent``; modules import on first use."""
+CheckpointLoader = Callable[[Path], Agent]
+"""Builds the agent a checkpoint file holds."""
+
+
+class CheckpointLoaders(Mapping[str, CheckpointLoader]):
+    """Agent loaders by checkpoint ``kind``, registered explicitly by the layer that knows
+    the models (:meth:`register`)."""
+
+    def __init__(self) -> None:
+        self._loaders: dict[str, CheckpointLoader] = {}
+
+    def register(self, kind: str, loader: CheckpointLoader) -> None:
+        """Load checkpoints of ``kind`` with ``loader(path)``."""
+        if kind in self._loaders:
+            raise AgentError(f"checkpoint kind {kind!r} has a loader already")
+        self._loaders[kind] = loader
+
+    def __getitem__(self, kind: str) -> CheckpointLoader:
+        return self._loaders[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+
+CHECKPOINT_LOADERS = CheckpointLoaders()
+"""Checkpoint ``kind`` -> loader; the model packages' loaders are registered by
+``poolshark.evaluate`` when it is imported."""
 
 
 class LineupSpec(BaseModel):
@@ -114,7 +141,7 @@ def load_checkpoint_agent(path: Path) -> Agent:
     """The agent a training checkpoint holds, by its ``kind`` (:data:`CHECKPOINT_LOADERS`)."""
     if not path.is_file():
         raise AgentError(f"no checkpoint file {str(path)!r}")
-    import torch
+    import torch  # lazy: torch, kept out of the CLI's start
 
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
@@ -122,16 +149,10 @@ def load_checkpoint_agent(path: Path) -> Agent:
         raise AgentError(f"cannot read checkpoint {str(path)!r}: {error}") from None
     kind = payload.get("kind") if isinstance(payload, dict) else None
     if kind not in CHECKPOINT_LOADERS:
-        known = ", ".join(CHECKPOINT_LOADERS)
+        known = ", ".join(CHECKPOINT_LOADERS) or "none registered (import poolshark.evaluate)"
         found = "no kind" if kind is None else f"kind {kind!r}"
         raise AgentError(f"checkpoint {str(path)!r} has {found}; agents load from: {known}")
-    module_name, _, function = CHECKPOINT_LOADERS[str(kind)].partition(":")
-    try:
-        loader = getattr(importlib.import_module(module_name), function)
-    except (ImportError, AttributeError) as error:
-        raise AgentError(f"checkpoint {str(path)!r}: cannot load {kind} agents: {error}") from None
-    agent: Agent = loader(path)
-    return agent
+    return CHECKPOINT_LOADERS[str(kind)](path)
 
 
 def load_agent_file(path: Path) -> Agent:

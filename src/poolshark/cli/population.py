@@ -225,7 +225,7 @@ def sft(
 ) -> None:
     """Fine-tune the population model on one player's rows; compare both on that player's
     held-out hands."""
-    from poolshark.population.train import (  # lazy: torch; CLI starts fast
+    from poolshark.population.finetune import (  # lazy: torch; CLI starts fast
         SftConfig,
         finetune_player,
     )

@@ -226,7 +226,7 @@ def run_robustness(
     return the summary (see the module docstring)."""
     import torch
 
-    from poolshark.population.data import range_source_from_spec
+    from poolshark.population.sources import range_source_from_spec
 
     run = open_run(out, config, log)
     for point in config.points:  # a bad imputer fails now, not after an hour of work
@@ -361,13 +361,8 @@ def model_error(run: RobustnessRun, checkpoint: Path) -> dict[str, Any]:
     """How far a population model is from the pool's exact average-player policy, on
     ``kl_hands`` hands never trained on with every card known: mean KL per decision over
     the 14 action classes and over fold / call / raise, the NLL and the truth's NLL."""
-    from poolshark.population.train import (
-        DataConfig,
-        build_dataset,
-        load_population_net,
-        predict,
-        score,
-    )
+    from poolshark.population.scoring import predict, score
+    from poolshark.population.train import DataConfig, build_dataset, load_population_net
 
     config = run.config
     model, payload = load_population_net(checkpoint, config.device)

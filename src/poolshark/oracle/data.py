@@ -1,4 +1,4 @@
-"""Range-oracle examples: questions about one seat's hole cards, their answers, and batches.
+"""Range-oracle examples: questions about one seat's hole cards and their answers.
 
 An example is a question ``(hand, actions before, seat)``: "what does ``seat`` hold after
 the first ``before`` public actions of this hand?", asked either just before one of the
@@ -19,17 +19,9 @@ Two sources give the same arrays (:class:`OracleData`):
 And :func:`from_query` turns a :class:`~poolshark.pool.ranges.RangeQuery` into the same
 form, so the oracle answers queries exactly as it was trained.
 
-Each public action becomes a few numbers (:func:`token_matrix`): the actor's seat counted
-from the button, the table size, street, move (fold, check, call, bet, raise), the chips it
-put in as a share of the pot, the raise beyond a call as a share of the pot after calling,
-all-in, the price it faced, pot and stack in big blinds, players alive, the board's
-texture and the betting line so far as the actor sees it. Engine-forced checks (everyone
-else all-in) are not decisions and are left out, as sites leave them out. Each combo on a
-board becomes :data:`COMBO_FEATURES` numbers (:func:`combo_features`, compiled, with
-:func:`combo_features_reference` beside it): the pool's own ``made`` and ``draw``
-strengths, its value percentile among all live combos, its hand category, its preflop
-rank, pair and suitedness, how its ranks pair the board and how many overcards it holds.
-None of them depends on suit names, so neither does the oracle.
+Each public action and each combo on a board become a few numbers
+(:mod:`poolshark.oracle.features`); hands and their examples become the network's batches
+(:mod:`poolshark.oracle.batches`).
 """
 
 from __future__ import annotations
@@ -42,15 +34,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-import numba as nb
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from poolshark.cards.card import N_CARDS
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
-from poolshark.cards.evaluator import KEY_INIT, evaluate_batch, tables, value_of
-from poolshark.cards.hand_value import category_bounds
 from poolshark.histories.rows import POSITIONS, position_name
 from poolshark.pool.context import (
     MOVE_CALL,
@@ -63,15 +52,6 @@ from poolshark.pool.context import (
 from poolshark.pool.posterior import label_decisions, pool_mixture
 from poolshark.pool.ranges import RangeQuery
 from poolshark.pool.simulate import SimulatedHands
-from poolshark.pool.strength import (
-    HAS_STRAIGHT,
-    draw_strength_all,
-    draw_strength_reference,
-    made_strength_all,
-    made_strength_reference,
-    preflop_percentile,
-    reference_ranges,
-)
 
 Int8s = npt.NDArray[np.int8]
 Int16s = npt.NDArray[np.int16]
@@ -87,25 +67,12 @@ VISIBLE = (0, 3, 4, 5)
 """Board cards shown on each street."""
 MOVES = ("fold", "check", "call", "bet", "raise")
 MOVE_CHECK_CODE, MOVE_CALL_CODE, MOVE_BET_CODE, MOVE_RAISE_CODE = 1, 2, 3, 4
-TEXTURE_FEATURES = 5
-"""Per street of a board: highest suit count / 5, paired, trips or better, top rank / 12,
-three ranks within a five-rank window (a straight is possible)."""
-LINE_FEATURES = 20
-"""Betting-line numbers derived from the actions before (see :func:`_line_kernel`)."""
-TOKEN_FEATURES = (
-    MAX_SEATS + (MAX_SEATS - 1) + 4 + len(MOVES) + 10 + TEXTURE_FEATURES + LINE_FEATURES
-)
-"""63 numbers per public action (see :func:`token_matrix`)."""
-N_CATEGORIES = 9
-COMBO_FEATURES = 3 + N_CATEGORIES + 6
-"""18 numbers per combo on a board (see :func:`combo_features`)."""
 NO_CARD = -1
 
-_CATEGORY_BOUNDS = np.array(category_bounds(), dtype=np.int64)
-_CONFLICTS = np.zeros((N_CARDS + 1, N_COMBOS), dtype=np.bool_)
-_CONFLICTS[COMBO_CARDS[:, 0], np.arange(N_COMBOS)] = True
-_CONFLICTS[COMBO_CARDS[:, 1], np.arange(N_COMBOS)] = True
-_CONFLICTS.flags.writeable = False
+COMBO_HOLDS_CARD = np.zeros((N_CARDS + 1, N_COMBOS), dtype=np.bool_)
+COMBO_HOLDS_CARD[COMBO_CARDS[:, 0], np.arange(N_COMBOS)] = True
+COMBO_HOLDS_CARD[COMBO_CARDS[:, 1], np.arange(N_COMBOS)] = True
+COMBO_HOLDS_CARD.flags.writeable = False
 """(53, 1326) whether a combo holds a card; row 52 ("no card") is empty."""
 
 
@@ -204,7 +171,7 @@ class OracleData:
         hands = np.asarray(hands, dtype=np.int64)
         counts = np.diff(self.action_start)[hands]
         starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        actions = _ranges(self.action_start[hands], counts)
+        actions = concatenated_ranges(self.action_start[hands], counts)
         new_index = np.full(self.hands, -1, dtype=np.int64)
         new_index[hands] = np.arange(hands.size)
         mapped = new_index[self.example_hand]
@@ -238,7 +205,7 @@ class OracleData:
         return self.select_hands(np.flatnonzero(~chosen)), self.select_hands(np.flatnonzero(chosen))
 
 
-def _ranges(starts: Int64s, counts: Int64s) -> Int64s:
+def concatenated_ranges(starts: Int64s, counts: Int64s) -> Int64s:
     """The concatenation of ``range(start, start + count)`` for each pair."""
     total = int(counts.sum())
     offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
@@ -291,317 +258,13 @@ def load_data(path: Path | str) -> OracleData:
     return data
 
 
-# -- features -----------------------------------------------------------------------------------
-
-
-def board_texture(boards: Int8s) -> Float32s:
-    """(H, 4, TEXTURE_FEATURES) texture of each hand's board on each street (0 preflop)."""
-    boards = np.asarray(boards, dtype=np.int64)
-    out = np.zeros((boards.shape[0], 4, TEXTURE_FEATURES), dtype=np.float32)
-    for street in (1, 2, 3):
-        cards = boards[:, : VISIBLE[street]]
-        known = (cards >= 0).all(axis=1)
-        ranks = np.where(cards >= 0, cards >> 2, 0)
-        suits = np.where(cards >= 0, cards & 3, 0)
-        suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
-        rank_counts = (ranks[:, :, None] == np.arange(13)).sum(axis=1)
-        present = rank_counts > 0
-        windows = np.stack(
-            [present[:, max(0, top - 4) : top + 1].sum(axis=1) for top in range(13)], axis=1
-        )
-        wheel = present[:, [12, 0, 1, 2, 3]].sum(axis=1)
-        straight = (windows.max(axis=1) >= 3) | (wheel >= 3)
-        texture = np.stack(
-            [
-                suit_counts.max(axis=1) / 5.0,
-                rank_counts.max(axis=1) >= 2,
-                rank_counts.max(axis=1) >= 3,
-                ranks.max(axis=1) / 12.0,
-                straight,
-            ],
-            axis=1,
-        )
-        out[known, street] = texture[known]
-    return out
-
-
-def token_matrix(data: OracleData, hands: Int64s) -> Float32s:
-    """(n, TOKEN_FEATURES) the numbers of every action of some hands, hand after hand.
-
-    Columns: the actor's seats from the button (10 one-hots), players dealt (9), street
-    (4), move (5), log(1 + chips put in / pot), log(1 + raise beyond a call / (pot + to
-    call)), all-in, log(1 + to call / pot), facing a bet, log(1 + pot) / 5 and
-    log(1 + stack) / 5 in big blinds, log(1 + stack / pot), share of players alive, heads-up;
-    the board texture on that street (:func:`board_texture`); and the betting line so far
-    as the actor sees it (:func:`_line_kernel`).
-    """
-    hands = np.asarray(hands, dtype=np.int64)
-    counts = np.diff(data.action_start)[hands]
-    actions = _ranges(data.action_start[hands], counts)
-    action_hand = np.repeat(hands, counts)
-    n = actions.size
-    out = np.zeros((n, TOKEN_FEATURES), dtype=np.float32)
-    rows = np.arange(n)
-    at = 0
-    out[rows, at + data.offset[actions].astype(np.int64)] = 1.0
-    at += MAX_SEATS
-    players = data.players[action_hand].astype(np.int64)
-    out[rows, at + players - 2] = 1.0
-    at += MAX_SEATS - 1
-    street = data.street[actions].astype(np.int64)
-    out[rows, at + street] = 1.0
-    at += 4
-    out[rows, at + data.move[actions].astype(np.int64)] = 1.0
-    at += len(MOVES)
-    pot = np.maximum(data.pot_bb[actions], 1e-6)
-    out[:, at] = np.log1p(data.put_pot[actions])
-    out[:, at + 1] = np.log1p(data.raise_pot[actions])
-    out[:, at + 2] = data.all_in[actions]
-    out[:, at + 3] = np.log1p(data.to_call_pot[actions])
-    out[:, at + 4] = data.to_call_pot[actions] > 0
-    out[:, at + 5] = np.log1p(data.pot_bb[actions]) / 5.0
-    out[:, at + 6] = np.log1p(data.stack_bb[actions]) / 5.0
-    out[:, at + 7] = np.log1p(data.stack_bb[actions] / pot)
-    out[:, at + 8] = data.alive[actions] / players
-    out[:, at + 9] = data.alive[actions] == 2
-    at += 10
-    out[:, at : at + TEXTURE_FEATURES] = board_texture(data.boards[action_hand])[rows, street]
-    at += TEXTURE_FEATURES
-    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    _line_kernel(
-        starts,
-        data.players[hands].astype(np.int64),
-        data.offset[actions].astype(np.int64),
-        street,
-        data.move[actions].astype(np.int64),
-        data.all_in[actions],
-        data.to_call_pot[actions].astype(np.float64),
-        out[:, at:],
-    )
-    return out
-
-
-@nb.njit(cache=True, nogil=True)
-def _line_kernel(
-    starts: Int64s,
-    players: Int64s,
-    offset: Int64s,
-    street: Int64s,
-    move: Int64s,
-    all_in: Bools,
-    to_call_pot: Floats,
-    out: Float32s,
-) -> None:
-    """Per action, the betting line before it as its actor sees it (``LINE_FEATURES``):
-    preflop raises so far (5 one-hots, the last 4+), which preflop raise was the actor's
-    last (4 one-hots: none, open, 3-bet, 4-bet+), limpers / 3 (at most 1), the actor made
-    the last preflop raise, the actor made the last raise of the previous street, this
-    street's first bet came from that previous aggressor, bets and raises on this street
-    (4 one-hots, the last 3+), the actor checked earlier this street, nobody live with
-    chips acts after the actor postflop, and log(1 + to call / (pot - to call))."""
-    for h in range(starts.size - 1):
-        n = players[h]
-        raises = 0
-        limpers = 0
-        level = np.zeros(MAX_SEATS, dtype=np.int64)
-        folded = np.zeros(MAX_SEATS, dtype=np.bool_)
-        shoved = np.zeros(MAX_SEATS, dtype=np.bool_)
-        checked = np.zeros(MAX_SEATS, dtype=np.bool_)
-        first = np.full(4, -1, dtype=np.int64)
-        last = np.full(4, -1, dtype=np.int64)
-        street_raises = 0
-        current = 0
-        for a in range(starts[h], starts[h + 1]):
-            me, st, mv = offset[a], street[a], move[a]
-            if st != current:
-                current = st
-                street_raises = 0
-                checked[:] = False
-            out[a, min(raises, 4)] = 1.0
-            out[a, 5 + min(level[me], 3)] = 1.0
-            out[a, 9] = min(limpers, 3) / 3.0
-            out[a, 10] = 1.0 if raises > 0 and last[0] == me else 0.0
-            previous = last[st - 1] if st > 0 else -1
-            out[a, 11] = 1.0 if previous == me and previous >= 0 else 0.0
-            out[a, 12] = 1.0 if st > 0 and previous >= 0 and first[st] == previous else 0.0
-            out[a, 13 + min(street_raises, 3)] = 1.0
-            out[a, 17] = 1.0 if checked[me] else 0.0
-            behind = False
-            for other in range(n):
-                live = other != me and not folded[other] and not shoved[other]
-                if live and (other - 1) % n > (me - 1) % n:
-                    behind = True
-            out[a, 18] = 0.0 if behind else 1.0
-            price = min(to_call_pot[a], 0.999)
-            out[a, 19] = np.log1p(price / (1.0 - price))
-            if mv == 0:
-                folded[me] = True
-            elif mv == MOVE_CHECK_CODE:
-                checked[me] = True
-            elif mv == MOVE_CALL_CODE and st == 0 and raises == 0:
-                limpers += 1
-            elif mv >= MOVE_BET_CODE:
-                street_raises += 1
-                last[st] = me
-                if first[st] < 0:
-                    first[st] = me
-                if st == 0:
-                    raises += 1
-                    level[me] = raises
-            if all_in[a]:
-                shoved[me] = True
-
-
-@nb.njit(cache=True, nogil=True)
-def _combo_features_kernel(
-    boards: Int64s,
-    counts: Int64s,
-    references: npt.NDArray[np.bool_],
-    combo_cards: npt.NDArray[np.uint8],
-    card_key: Int64s,
-    card_mask: Int64s,
-    row_base: npt.NDArray[np.int32],
-    rank_table: npt.NDArray[np.uint16],
-    flush_table: npt.NDArray[np.uint16],
-    has_straight: npt.NDArray[np.bool_],
-    category_bounds: Int64s,
-    preflop: Floats,
-    out: Float32s,
-) -> None:
-    n_combos = combo_cards.shape[0]
-    made = np.zeros(n_combos)
-    draw = np.zeros(n_combos)
-    values = np.zeros(n_combos, dtype=np.int64)
-    histogram = np.zeros(7464, dtype=np.int64)
-    for b in range(boards.shape[0]):
-        board, n_board = boards[b], counts[b]
-        made_strength_all(
-            board, n_board, references, combo_cards, card_key, card_mask, row_base,
-            rank_table, flush_table, made,
-        )  # fmt: skip
-        draw_strength_all(board, n_board, combo_cards, has_straight, draw)
-        key = np.int64(KEY_INIT)
-        mask = np.int64(0)
-        used = np.zeros(52, dtype=np.bool_)
-        rank_count = np.zeros(13, dtype=np.int64)
-        top = 0
-        for i in range(n_board):
-            key += card_key[board[i]]
-            mask |= card_mask[board[i]]
-            used[board[i]] = True
-            rank_count[board[i] >> 2] += 1
-            top = max(top, board[i] >> 2)
-        histogram[:] = 0
-        live = 0
-        for combo in range(n_combos):
-            a, c = combo_cards[combo, 0], combo_cards[combo, 1]
-            values[combo] = 0
-            if used[a] or used[c]:
-                continue
-            value = value_of(
-                key + card_key[a] + card_key[c],
-                mask | card_mask[a] | card_mask[c],
-                row_base,
-                rank_table,
-                flush_table,
-            )
-            values[combo] = value
-            histogram[value] += 1
-            live += 1
-        below = np.zeros(7464, dtype=np.int64)
-        for level in range(1, 7464):
-            below[level] = below[level - 1] + histogram[level - 1]
-        for combo in range(n_combos):
-            value = values[combo]
-            if value == 0:
-                for f in range(out.shape[2]):
-                    out[b, combo, f] = 0.0
-                continue
-            a, c = combo_cards[combo, 0], combo_cards[combo, 1]
-            high, low = max(a >> 2, c >> 2), min(a >> 2, c >> 2)
-            out[b, combo, 0] = made[combo]
-            out[b, combo, 1] = draw[combo]
-            out[b, combo, 2] = (below[value] + (histogram[value] - 1) / 2) / max(live - 1, 1)
-            category = 0
-            while value >= category_bounds[category + 1]:
-                category += 1
-            for k in range(9):
-                out[b, combo, 3 + k] = 1.0 if k == category else 0.0
-            out[b, combo, 12] = preflop[combo]
-            out[b, combo, 13] = 1.0 if high == low else 0.0
-            out[b, combo, 14] = 1.0 if (a & 3) == (c & 3) else 0.0
-            out[b, combo, 15] = rank_count[high] / 3.0
-            out[b, combo, 16] = rank_count[low] / 3.0 if high != low else 0.0
-            out[b, combo, 17] = ((high > top) + (low > top)) / 2.0
-
-
-def combo_features(boards: Int64s, counts: Int64s) -> Float32s:
-    """(n, 1326, COMBO_FEATURES) features of every combo on each of n boards.
-
-    ``boards`` (n, 5) card indices, of which the first ``counts`` (3, 4 or 5) are the
-    board; blocked combos get all zeros. Columns: ``made``, ``draw`` (the pool's strengths,
-    :mod:`poolshark.pool.strength`), the value percentile among all live combos (ties
-    half), 9 hand-category one-hots, the preflop percentile (0 best), pocket pair,
-    suited, board cards of the higher and of the lower hole rank (/ 3), overcards (/ 2).
-    """
-    boards = np.ascontiguousarray(boards, dtype=np.int64)
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
-    if boards.ndim != 2 or boards.shape[1] != 5 or counts.shape != (boards.shape[0],):
-        raise OracleDataError(
-            f"combo features need (n, 5) boards and (n,) counts, got {boards.shape}, {counts.shape}"
-        )
-    if counts.size and (counts.min() < 3 or counts.max() > 5):
-        raise OracleDataError("combo features need boards of 3 to 5 cards")
-    safe = np.where(np.arange(5)[None, :] < counts[:, None], boards, 0)
-    out = np.zeros((boards.shape[0], N_COMBOS, COMBO_FEATURES), dtype=np.float32)
-    _combo_features_kernel(
-        safe,
-        counts,
-        reference_ranges(),
-        COMBO_CARDS,
-        *tables(),
-        HAS_STRAIGHT,
-        _CATEGORY_BOUNDS,
-        np.asarray(preflop_percentile(), dtype=np.float64),
-        out,
-    )
-    return out
-
-
-def combo_features_reference(board: list[int]) -> Float32s:
-    """(1326, COMBO_FEATURES) the same features for one board, the plain numpy way."""
-    live = ~_CONFLICTS[board].any(axis=0)
-    out = np.zeros((N_COMBOS, COMBO_FEATURES), dtype=np.float32)
-    holes = COMBO_CARDS[live].astype(np.int64)
-    cards = np.concatenate([holes, np.tile(board, (holes.shape[0], 1))], axis=1)
-    values = evaluate_batch(cards.astype(np.uint8)).astype(np.int64)
-    greater_or_equal = values[:, None] >= values[None, :]
-    below = (values[:, None] > values[None, :]).sum(axis=1)
-    ties = greater_or_equal.sum(axis=1) - below - 1
-    out[live, 0] = made_strength_reference(board)[live]
-    out[live, 1] = draw_strength_reference(board)[live]
-    out[live, 2] = (below + ties / 2) / max(values.size - 1, 1)
-    category = np.searchsorted(_CATEGORY_BOUNDS, values, side="right") - 1
-    out[np.flatnonzero(live), 3 + category] = 1.0
-    out[live, 12] = preflop_percentile()[live]
-    high = np.maximum(holes[:, 0] >> 2, holes[:, 1] >> 2)
-    low = np.minimum(holes[:, 0] >> 2, holes[:, 1] >> 2)
-    board_ranks = np.array([card >> 2 for card in board])
-    out[live, 13] = high == low
-    out[live, 14] = (holes[:, 0] & 3) == (holes[:, 1] & 3)
-    out[live, 15] = (board_ranks[None, :] == high[:, None]).sum(axis=1) / 3.0
-    out[live, 16] = np.where(high != low, (board_ranks[None, :] == low[:, None]).sum(axis=1), 0) / 3
-    out[live, 17] = ((high > board_ranks.max()).astype(int) + (low > board_ranks.max())) / 2.0
-    return out
-
-
 def blocked_combos(boards: Int64s, counts: Int64s, dead: Int64s) -> Bools:
     """(n, 1326) combos holding one of the first ``counts`` board cards or a dead card."""
     boards = np.asarray(boards, dtype=np.int64)
     shown = np.where(np.arange(5)[None, :] < np.asarray(counts)[:, None], boards, N_CARDS)
     cards = np.concatenate([shown, np.asarray(dead, dtype=np.int64)], axis=1)
     cards = np.where(cards < 0, N_CARDS, cards)
-    blocked: Bools = _CONFLICTS[cards].any(axis=1)
+    blocked: Bools = COMBO_HOLDS_CARD[cards].any(axis=1)
     return blocked
 
 
@@ -1041,116 +704,4 @@ def from_query(query: RangeQuery) -> OracleData:
         exact_rows=np.zeros((0, N_COMBOS), dtype=np.float32),
         source="range query",
         **{key: value[decision] for key, value in values.items()},
-    )
-
-
-# -- batches ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OracleBatch:
-    """Everything the network needs for some hands and their examples, as numpy arrays.
-
-    ``tokens`` (B, L, TOKEN_FEATURES) each hand's actions, ``lengths`` (B,). The actions
-    whose scores some example needs: ``pre_positions`` (P,) and ``post_positions`` (Q,) as
-    flat positions ``b * L + t`` in the token grid, preflop and postflop; ``post_board``
-    (Q,) each postflop action's row of ``board_features`` (G, 1326, COMBO_FEATURES), one
-    per (hand, street) needed. Examples (E): ``examples`` their indices in the data,
-    ``blocked`` (E, 1326), ``combo`` (-1 unknown), ``shown``, ``street``, ``end``,
-    ``exact_logp``; an example's logits add the scores of its seat's earlier actions:
-    ``pre_pairs`` (2, ·) and ``post_pairs`` (2, ·) rows (example, action) with the action
-    an index into ``pre_positions`` / ``post_positions``.
-    """
-
-    tokens: Float32s
-    lengths: Int64s
-    pre_positions: Int64s
-    post_positions: Int64s
-    post_board: Int64s
-    board_features: Float32s
-    examples: Int64s
-    blocked: Bools
-    combo: Int64s
-    shown: Bools
-    street: Int64s
-    end: Bools
-    exact_logp: Floats
-    pre_pairs: Int64s
-    post_pairs: Int64s
-
-    @property
-    def size(self) -> int:
-        """Number of examples E."""
-        return int(self.examples.size)
-
-
-def example_starts(data: OracleData) -> Int64s:
-    """(H + 1,) offsets of each hand's examples (examples are sorted by hand)."""
-    starts: Int64s = np.searchsorted(data.example_hand, np.arange(data.hands + 1)).astype(np.int64)
-    return starts
-
-
-def make_batch(data: OracleData, hands: Int64s, starts: Int64s | None = None) -> OracleBatch:
-    """The batch of some hands with all their examples (``starts``: :func:`example_starts`,
-    passed in to save recomputing it)."""
-    hands = np.asarray(hands, dtype=np.int64)
-    starts = example_starts(data) if starts is None else starts
-    length = np.diff(data.action_start)[hands]
-    width = max(int(length.max(initial=0)), 1)
-    b = hands.size
-    action_ids = _ranges(data.action_start[hands], length)
-    grid_hand = np.repeat(np.arange(b), length)
-    grid_t = np.arange(action_ids.size) - np.repeat(np.cumsum(length) - length, length)
-    tokens = np.zeros((b, width, TOKEN_FEATURES), dtype=np.float32)
-    tokens[grid_hand, grid_t] = token_matrix(data, hands)
-    actor = np.full((b, width), -1, dtype=np.int64)
-    actor[grid_hand, grid_t] = data.actor[action_ids]
-    street = np.zeros((b, width), dtype=np.int64)
-    street[grid_hand, grid_t] = data.street[action_ids]
-
-    examples = _ranges(starts[hands], starts[hands + 1] - starts[hands])
-    local = np.repeat(np.arange(b), starts[hands + 1] - starts[hands])
-    before = data.example_before[examples].astype(np.int64)
-    seat = data.example_seat[examples].astype(np.int64)
-    earlier = (np.arange(width)[None, :] < before[:, None]) & (actor[local] == seat[:, None])
-    pair_example, pair_t = np.nonzero(earlier)
-    pair_position = local[pair_example] * width + pair_t
-    needed = np.unique(pair_position)
-    is_pre = street.ravel()[needed] == 0
-    pre_positions, post_positions = needed[is_pre], needed[~is_pre]
-    pair_pre = street.ravel()[pair_position] == 0
-    pre_pairs = np.stack(
-        [pair_example[pair_pre], np.searchsorted(pre_positions, pair_position[pair_pre])]
-    )
-    post_pairs = np.stack(
-        [pair_example[~pair_pre], np.searchsorted(post_positions, pair_position[~pair_pre])]
-    )
-    post_hand = post_positions // width
-    post_street = street.ravel()[post_positions]
-    board_keys, post_board = np.unique(post_hand * 4 + post_street, return_inverse=True)
-    board_hands = hands[board_keys // 4]
-    board_counts = np.array(VISIBLE)[board_keys % 4]
-    features = combo_features(data.boards[board_hands].astype(np.int64), board_counts)
-    board_shown = data.example_board[examples].astype(np.int64)
-    blocked = blocked_combos(
-        data.boards[data.example_hand[examples]].astype(np.int64),
-        board_shown,
-        data.example_dead[examples].astype(np.int64),
-    )
-    return OracleBatch(
-        tokens=tokens,
-        lengths=length.astype(np.int64),
-        pre_positions=pre_positions,
-        post_positions=post_positions,
-        post_board=post_board.astype(np.int64).reshape(-1),
-        board_features=features,
-        examples=examples,
-        blocked=blocked,
-        combo=data.example_combo[examples].astype(np.int64),
-        shown=data.example_shown[examples],
-        street=np.searchsorted(VISIBLE, board_shown).astype(np.int64),
-        end=data.example_end[examples],
-        exact_logp=data.exact_logp[examples],
-        pre_pairs=pre_pairs.astype(np.int64),
-        post_pairs=post_pairs.astype(np.int64),
     )

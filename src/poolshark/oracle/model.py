@@ -41,15 +41,9 @@ import torch
 from torch import Tensor, nn
 
 from poolshark.cards.combos import COMBO_CLASS, N_CLASSES, N_COMBOS
-from poolshark.oracle.data import (
-    COMBO_FEATURES,
-    TOKEN_FEATURES,
-    OracleBatch,
-    OracleData,
-    example_starts,
-    from_query,
-    make_batch,
-)
+from poolshark.oracle.batches import OracleBatch, example_starts, make_batch
+from poolshark.oracle.data import OracleData, from_query
+from poolshark.oracle.features import COMBO_FEATURES, TOKEN_FEATURES
 from poolshark.pool.ranges import RangeQuery
 
 Float32s = npt.NDArray[np.float32]

@@ -40,15 +40,9 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from torch import Tensor
 
-from poolshark.oracle.data import (
-    OracleData,
-    example_starts,
-    from_rows,
-    from_simulation,
-    load_data,
-    make_batch,
-    rank_percentile,
-)
+from poolshark.histories.ingest import scan_rows
+from poolshark.oracle.batches import example_starts, make_batch
+from poolshark.oracle.data import OracleData, from_rows, from_simulation, load_data, rank_percentile
 from poolshark.oracle.model import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_KIND,
@@ -57,6 +51,8 @@ from poolshark.oracle.model import (
     build_oracle,
     read_oracle_checkpoint,
 )
+from poolshark.pool.pools import load_pool
+from poolshark.pool.simulate import simulate
 from poolshark.training.common import (
     check_device_name,
     count_parameters,
@@ -356,9 +352,6 @@ def load_training_data(
 ) -> tuple[OracleData, OracleData]:
     """(train, validation) data of a run, as its config says."""
     if config.pool is not None:
-        from poolshark.pool.pools import load_pool
-        from poolshark.pool.simulate import simulate
-
         assert config.hands is not None
         pool = load_pool(config.pool)
         hands = simulate(pool, config.hands, seed=config.data_seed, tables=SIM_TABLES)
@@ -379,8 +372,6 @@ def load_training_data(
         )
         return train, val
     if config.rows is not None:
-        from poolshark.histories.ingest import scan_rows
-
         if not Path(config.rows).is_dir():
             raise OracleTrainingError(f"no ingest folder at {str(config.rows)!r}")
         data = from_rows(scan_rows(config.rows))

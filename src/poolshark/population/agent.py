@@ -40,20 +40,19 @@ from poolshark.engine.batched import (
 )
 from poolshark.pool.context import ActionLogs, Feature
 from poolshark.pool.ranges import RangeSource
-from poolshark.population.data import (
+from poolshark.population.actions import (
     ALL_IN_CLASS,
     CALL_CLASS,
     FIRST_RAISE_CLASS,
     FOLD_CLASS,
     N_CLASSES,
     N_SIZES,
-    DecisionFeatures,
-    DecisionStates,
-    HandLogs,
-    featurize,
-    range_source_from_spec,
 )
+from poolshark.population.features import DecisionFeatures, featurize
 from poolshark.population.model import FeatureTensors, PopulationNet
+from poolshark.population.sources import range_source_from_spec
+from poolshark.population.states import DecisionStates, HandLogs
+from poolshark.population.train import PopulationTrainingError, load_population_net
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -196,8 +195,6 @@ def load_population_model(
     """A :class:`PopulationAgent` from a population-model checkpoint (``kind``
     ``population-model``), its range source from the checkpoint unless ``ranges`` names
     another (a range-source spec: ``uniform``, ``none``, ``exact:POOL`` ...)."""
-    from poolshark.population.train import PopulationTrainingError, load_population_net
-
     try:
         model, payload = load_population_net(Path(path), device)
         spec = str(payload["range_source"]) if ranges is None else ranges

@@ -29,13 +29,8 @@ import torch
 from torch import Tensor, nn
 
 from poolshark.equity_net.model import EMBEDDING_SIZE, EquityNet, ResidualBlock, build_model
-from poolshark.population.data import (
-    HAND_SIZE,
-    N_CLASSES,
-    OPPONENT_SIZE,
-    PUBLIC_SIZE,
-    DecisionFeatures,
-)
+from poolshark.population.actions import N_CLASSES
+from poolshark.population.features import HAND_SIZE, OPPONENT_SIZE, PUBLIC_SIZE, DecisionFeatures
 
 N_HAND_CLASSES = 169
 MASKED = -1e9

@@ -49,22 +49,15 @@ import torch
 from poolshark.cards.combos import COMBO_CARDS, COMBO_CLASS, N_COMBOS
 from poolshark.pool.context import Feature, replay_contexts
 from poolshark.pool.ranges import RangeQuery, RangeSource
-from poolshark.population.data import (
-    CALL_CLASS,
-    N_CLASSES,
-    DecisionFeatures,
-    DecisionStates,
-    HandLogs,
-    action_classes,
-    featurize,
-    range_source_from_spec,
-)
+from poolshark.population.actions import CALL_CLASS, N_CLASSES, action_classes
+from poolshark.population.features import DecisionFeatures, featurize
 from poolshark.population.model import (
     N_HAND_CLASSES,
     FeatureTensors,
     PopulationNet,
     build_population_net,
 )
+from poolshark.population.states import DecisionStates, HandLogs
 
 Floats = npt.NDArray[np.float64]
 Float32s = npt.NDArray[np.float32]
@@ -180,43 +173,6 @@ class PolicyPosterior:
         self.rng = np.random.default_rng([seed, 13])
         self.preflop_cache: dict[bytes, Float32s] = {}
         self.rows_evaluated = 0
-
-    @classmethod
-    def load(cls, path: str | Path, **options: Any) -> PolicyPosterior:
-        """The posterior of a population-model checkpoint (``kind`` ``population-model``),
-        with the checkpoint's own range view."""
-        file = Path(path)
-        if not file.is_file():
-            raise PolicyPosteriorError(f"no population-model checkpoint at {str(file)!r}")
-        try:
-            payload = torch.load(file, map_location="cpu", weights_only=True)
-        except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
-            raise PolicyPosteriorError(f"cannot read checkpoint {str(file)!r}: {error}") from None
-        if not isinstance(payload, dict) or payload.get("kind") != CHECKPOINT_KIND:
-            raise PolicyPosteriorError(f"{str(file)!r} is not a population-model checkpoint")
-        model = build_population_net(dict(payload["hyperparameters"]))
-        model.load_state_dict(payload["model"])
-        source = range_source_from_spec(str(payload.get("range_source", "none")))
-        return cls(model, source, **options)
-
-    @classmethod
-    def from_spec(cls, text: str) -> PolicyPosterior:
-        """The posterior of ``PATH`` or ``PATH?power=P&candidates=K`` (K an int or ``all``):
-        the argument of a ``model:`` range-source spec."""
-        path, _, query = text.partition("?")
-        options: dict[str, Any] = {}
-        for item in filter(None, query.split("&")):
-            key, _, value = item.partition("=")
-            if key not in ("power", "candidates"):
-                raise PolicyPosteriorError(f"model spec {text!r}: unknown option {key!r}")
-            try:
-                if key == "power":
-                    options[key] = float(value)
-                else:
-                    options[key] = None if value == "all" else int(value)
-            except ValueError:
-                raise PolicyPosteriorError(f"model spec {text!r}: bad {key} {value!r}") from None
-        return cls.load(path, **options)
 
     # -- the model's probability of the actions taken ---------------------------------------
 
@@ -367,6 +323,42 @@ class PolicyPosterior:
         log_like = np.zeros((query.size, N_COMBOS))
         np.add.at(log_like, (states.hand[repeated], combo), values)
         return _normalized(live, self.power * log_like).astype(np.float32)
+
+
+def read_population_checkpoint(path: str | Path) -> tuple[PopulationNet, str]:
+    """The network of a population-model checkpoint (``kind`` ``population-model``) and
+    the spec of the range view it was trained with."""
+    file = Path(path)
+    if not file.is_file():
+        raise PolicyPosteriorError(f"no population-model checkpoint at {str(file)!r}")
+    try:
+        payload = torch.load(file, map_location="cpu", weights_only=True)
+    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
+        raise PolicyPosteriorError(f"cannot read checkpoint {str(file)!r}: {error}") from None
+    if not isinstance(payload, dict) or payload.get("kind") != CHECKPOINT_KIND:
+        raise PolicyPosteriorError(f"{str(file)!r} is not a population-model checkpoint")
+    model = build_population_net(dict(payload["hyperparameters"]))
+    model.load_state_dict(payload["model"])
+    return model, str(payload.get("range_source", "none"))
+
+
+def posterior_options(text: str) -> tuple[str, dict[str, Any]]:
+    """``PATH`` or ``PATH?power=P&candidates=K`` (K an int or ``all``), the argument of a
+    ``model:`` range-source spec: the path and the :class:`PolicyPosterior` options."""
+    path, _, query = text.partition("?")
+    options: dict[str, Any] = {}
+    for item in filter(None, query.split("&")):
+        key, _, value = item.partition("=")
+        if key not in ("power", "candidates"):
+            raise PolicyPosteriorError(f"model spec {text!r}: unknown option {key!r}")
+        try:
+            if key == "power":
+                options[key] = float(value)
+            else:
+                options[key] = None if value == "all" else int(value)
+        except ValueError:
+            raise PolicyPosteriorError(f"model spec {text!r}: bad {key} {value!r}") from None
+    return path, options
 
 
 def _normalized(allowed: Bools, log_like: Floats) -> Floats:

@@ -1,4 +1,4 @@
-"""Training, evaluation and per-player fine-tuning (SFT) of the population action model.
+"""Training of the population action model: its data, the training loop, checkpoints, EM.
 
 A run builds its training rows once (:mod:`poolshark.population.data`: a pool simulated
 in-process, every hole card known or only showdowns with the rest imputed; or ingested
@@ -14,16 +14,8 @@ with ``"kind": "population-model"``, the config, the range-source spec, the repr
 pot fraction of each raise bucket and the data fingerprint. Scalars go to TensorBoard
 event files under ``<out>/tensorboard``.
 
-Evaluation (:func:`evaluate`): accuracy and NLL overall and per street; on synthetic pools
-the KL divergence from the exact pool policy to the model per decision (over the 14
-classes and over fold / call / raise), the truth's own NLL (the floor any model has); and
-the same figures for three baselines fitted on the training rows: uniform over the legal
-classes, the majority class (global class frequencies) and per-context frequencies
-(street, position, preflop action, facing a bet, raises this street, in position).
-
-SFT (:func:`finetune_player`): the rows of one player id, split by hand into train,
-validation (early stopping) and test; the population model is fine-tuned on the train
-part and both models are scored on the test part.
+Evaluation (:func:`~poolshark.population.scoring.evaluate`) and per-player fine-tuning
+(:func:`~poolshark.population.finetune.finetune_player`) live beside it.
 """
 
 from __future__ import annotations
@@ -42,27 +34,16 @@ import numpy.typing as npt
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from poolshark.equity_net.train import load_equity_net
+from poolshark.histories.ingest import scan_rows
+from poolshark.pool.pools import load_pool
+from poolshark.pool.simulate import simulate
+from poolshark.population.actions import FIRST_RAISE_CLASS, N_SIZES, SIZE_CENTERS
 from poolshark.population.data import (
-    ALL_IN_CLASS,
-    CALL_CLASS,
-    ENCODED_FACING_BET,
-    ENCODED_IN_POSITION,
-    ENCODED_POSITION,
-    ENCODED_PREFLOP_FACING,
-    ENCODED_STREET,
-    ENCODED_STREET_RAISES,
-    FIRST_RAISE_CLASS,
-    FOLD_CLASS,
-    N_CLASSES,
-    N_SIZES,
-    SIZE_CENTERS,
-    STREET_NAMES,
     ActionDataset,
     load_dataset,
-    range_source_from_spec,
     rows_dataset,
     save_dataset,
-    select_hands,
     simulated_dataset,
 )
 from poolshark.population.model import (
@@ -71,6 +52,9 @@ from poolshark.population.model import (
     build_population_net,
     masked_nll,
 )
+from poolshark.population.scoring import Baselines, evaluate, predict, score
+from poolshark.population.sources import range_source_from_spec
+from poolshark.population.states import select_hands
 from poolshark.training.common import (
     check_device_name,
     count_parameters,
@@ -82,7 +66,6 @@ from poolshark.training.tensorboard import ScalarLog
 
 CHECKPOINT_KIND = "population-model"
 CHECKPOINT_FORMAT = "poolshark-population-model-v1"
-EVAL_BATCH = 8192
 _RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 
@@ -251,10 +234,6 @@ def build_dataset(
     ``only_player`` (an id, or ``auto`` for the player seated most often) keeps just the
     hands that player sat in, before any feature is computed (fine-tuning needs no more).
     """
-    from poolshark.histories.ingest import scan_rows
-    from poolshark.pool.pools import load_pool
-    from poolshark.pool.simulate import simulate
-
     source = range_source_from_spec(data.range_spec())
     imputer = range_source_from_spec(data.imputer) if data.imputer is not None else None
     info: dict[str, Any] = {"range_source": data.range_spec()}
@@ -329,145 +308,6 @@ def size_representatives(dataset: ActionDataset) -> list[float]:
     return out
 
 
-# -- baselines and evaluation ------------------------------------------------------------------
-
-
-def context_keys(features_public: npt.NDArray[np.float32]) -> Int64s:
-    """Coarse context of each row for the frequency baseline, from the encoded context:
-    street, position, preflop action, facing a bet, raises this street (capped at 3), in
-    position."""
-    f = features_public
-    position = np.argmax(f[:, ENCODED_POSITION : ENCODED_POSITION + 6], axis=1)
-    street = np.argmax(f[:, ENCODED_STREET : ENCODED_STREET + 4], axis=1)
-    facing = np.argmax(f[:, ENCODED_PREFLOP_FACING : ENCODED_PREFLOP_FACING + 5], axis=1)
-    facing_bet = f[:, ENCODED_FACING_BET] > 0.5
-    raises = np.minimum(np.rint(f[:, ENCODED_STREET_RAISES] * 4), 3).astype(np.int64)
-    in_position = f[:, ENCODED_IN_POSITION] > 0.5
-    key = ((((street * 6 + position) * 5 + facing) * 2 + facing_bet) * 4 + raises) * 2
-    keys: Int64s = (key + in_position).astype(np.int64)
-    return keys
-
-
-@dataclass(frozen=True)
-class Baselines:
-    """Action frequencies of the training rows: over all rows, and per coarse context."""
-
-    overall: Floats
-    by_context: dict[int, Floats]
-
-    @classmethod
-    def fit(cls, dataset: ActionDataset, smoothing: float = 0.5) -> Baselines:
-        """Counts plus ``smoothing`` per class, normalized."""
-        overall = np.bincount(dataset.target, minlength=N_CLASSES) + smoothing
-        keys = context_keys(dataset.features.public)
-        by_context: dict[int, Floats] = {}
-        for key in np.unique(keys).tolist():
-            counts = np.bincount(dataset.target[keys == key], minlength=N_CLASSES)
-            by_context[int(key)] = (counts + smoothing) / (counts.sum() + smoothing * N_CLASSES)
-        return cls(overall / overall.sum(), by_context)
-
-    def predict(self, dataset: ActionDataset, kind: str) -> Floats:
-        """(N, 14) a baseline's distribution per row, restricted to the legal classes."""
-        legal = dataset.features.legal
-        if kind == "uniform":
-            weights = np.ones((dataset.size, N_CLASSES))
-        elif kind == "majority":
-            weights = np.broadcast_to(self.overall, (dataset.size, N_CLASSES)).copy()
-        elif kind == "context":
-            keys = context_keys(dataset.features.public)
-            weights = np.array([self.by_context.get(int(k), self.overall) for k in keys])
-            weights = weights.reshape(dataset.size, N_CLASSES)
-        else:
-            raise ValueError(f"unknown baseline {kind!r}")
-        weights = weights * legal
-        result: Floats = weights / weights.sum(axis=1, keepdims=True)
-        return result
-
-
-def _moves(probabilities: Floats) -> Floats:
-    """(N, 3) fold, check/call, raise (any size) from class probabilities."""
-    return np.stack(
-        [
-            probabilities[:, FOLD_CLASS],
-            probabilities[:, CALL_CLASS],
-            probabilities[:, FIRST_RAISE_CLASS : ALL_IN_CLASS + 1].sum(axis=1),
-        ],
-        axis=1,
-    )
-
-
-def _kl(truth: Floats, model: Floats) -> Floats:
-    """Per row KL(truth || model) in nats (0 * log 0 = 0)."""
-    safe = np.maximum(model, 1e-30)
-    terms = np.where(truth > 0, truth * (np.log(np.maximum(truth, 1e-30)) - np.log(safe)), 0.0)
-    result: Floats = terms.sum(axis=1)
-    return result
-
-
-def score(probabilities: Floats, dataset: ActionDataset) -> dict[str, Any]:
-    """Accuracy, NLL and (with the truth) KL figures of class probabilities on a dataset,
-    overall and per street."""
-    rows = np.arange(dataset.size)
-    chosen = np.maximum(probabilities[rows, dataset.target], 1e-30)
-    nll = -np.log(chosen)
-    hit = np.argmax(probabilities, axis=1) == dataset.target
-    truth = dataset.true_policy.astype(np.float64) if dataset.has_truth else None
-    kl = kl_moves = None
-    if truth is not None:
-        kl = _kl(truth, probabilities)
-        kl_moves = _kl(_moves(truth), _moves(probabilities))
-
-    def figures(mask: npt.NDArray[np.bool_]) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "rows": int(mask.sum()),
-            "accuracy": float(hit[mask].mean()) if mask.any() else None,
-            "nll": float(nll[mask].mean()) if mask.any() else None,
-        }
-        if kl is not None and kl_moves is not None:
-            out["kl"] = float(kl[mask].mean()) if mask.any() else None
-            out["kl_moves"] = float(kl_moves[mask].mean()) if mask.any() else None
-        return out
-
-    result = figures(np.ones(dataset.size, dtype=np.bool_))
-    result["by_street"] = {
-        name: figures(dataset.features.street == street) for street, name in enumerate(STREET_NAMES)
-    }
-    return result
-
-
-@torch.no_grad()
-def predict(
-    model: PopulationNet, dataset: ActionDataset, device: str = "cpu", batch: int = EVAL_BATCH
-) -> Floats:
-    """(N, 14) the model's class probabilities (eval mode)."""
-    was_training = model.training
-    model.eval()
-    out = np.zeros((dataset.size, N_CLASSES))
-    for start in range(0, dataset.size, batch):
-        part = dataset.features.subset(slice(start, start + batch))
-        logits = model(FeatureTensors.of(part, device))
-        out[start : start + batch] = torch.softmax(logits.double(), dim=1).cpu().numpy()
-    model.train(was_training)
-    return out
-
-
-def evaluate(
-    model: PopulationNet,
-    dataset: ActionDataset,
-    baselines: Baselines | None,
-    device: str = "cpu",
-) -> dict[str, Any]:
-    """The model's figures on ``dataset`` and, when given, the baselines' and the truth's."""
-    report: dict[str, Any] = {"model": score(predict(model, dataset, device), dataset)}
-    if baselines is not None:
-        for kind in ("uniform", "majority", "context"):
-            report[kind] = score(baselines.predict(dataset, kind), dataset)
-    if dataset.has_truth:
-        truth = dataset.true_policy.astype(np.float64)
-        report["truth"] = score(truth, dataset)
-    return report
-
-
 # -- checkpoints -----------------------------------------------------------------------------
 
 
@@ -532,8 +372,6 @@ def _equity_part(config: PopulationTrainConfig) -> tuple[str | None, dict[str, A
     """(arch, hyperparameters, state dict) of the configured equity network, or Nones."""
     if config.equity_net is None:
         return None, {}, None
-    from poolshark.equity_net.train import load_equity_net
-
     net, payload = load_equity_net(config.equity_net)
     return str(payload["arch"]), dict(payload["hyperparameters"]), net.state_dict()
 
@@ -544,7 +382,7 @@ def _learning_rate(base: float, schedule: str, step: int, total: int) -> float:
     return base * 0.5 * (1.0 + math.cos(math.pi * min(step, total) / max(total, 1)))
 
 
-def _epoch_order(seed: int, epoch: int, n: int) -> torch.Tensor:
+def epoch_order(seed: int, epoch: int, n: int) -> torch.Tensor:
     """The batch order of one epoch: a permutation fixed by (seed, epoch)."""
     return torch.from_numpy(np.random.default_rng([seed, epoch]).permutation(n))
 
@@ -699,7 +537,7 @@ def train_population(
     try:
         while int(state["epoch"]) < config.epochs:
             epoch = int(state["epoch"])
-            order = _epoch_order(config.seed, epoch, len(train)).to(device)
+            order = epoch_order(config.seed, epoch, len(train)).to(device)
             window_loss, window_steps = 0.0, 0
             for step in range(int(state["step_in_epoch"]), steps_per_epoch):
                 rows = order[step * config.batch_size : (step + 1) * config.batch_size]
@@ -875,160 +713,3 @@ def evaluate_checkpoint(
         "data": info,
         **report,
     }
-
-
-# -- fine-tuning on one player (SFT) -----------------------------------------------------------
-
-
-class SftConfig(DataConfig):
-    """Fine-tuning the population model in ``checkpoint`` on one player's rows (``player``:
-    an id, or ``auto`` for the player with the most rows). The data keys are those of
-    :class:`DataConfig`; ``ranges`` is ignored (the checkpoint's source is used)."""
-
-    checkpoint: Path
-    out: Path
-    ranges: str = "uniform"
-    player: str = "auto"
-    val_fraction: float = Field(0.15, gt=0.0, lt=0.5)
-    test_fraction: float = Field(0.25, gt=0.0, lt=0.5)
-    epochs: int = Field(20, ge=1, le=10_000)
-    batch_size: int = Field(256, ge=2, le=1 << 20)
-    learning_rate: float = Field(3e-4, gt=0.0, le=1.0)
-    weight_decay: float = Field(1e-4, ge=0.0, le=1.0)
-    patience: int = Field(3, ge=1)
-    seed: int = Field(0, ge=0)
-    device: str = "cpu"
-    threads: int | None = Field(None, ge=1, le=1024)
-
-    @field_validator("device")
-    @classmethod
-    def _known_device(cls, value: str) -> str:
-        return check_device_name(value)
-
-
-def finetune_player(config: SftConfig) -> dict[str, Any]:
-    """Fit the population model to one player's rows and compare both on held-out hands of
-    that player (see the module docstring). Writes ``<out>/player.pt`` (a population-model
-    checkpoint) and returns the figures."""
-    _check_device(config.device)
-    if config.threads is not None:
-        torch.set_num_threads(config.threads)
-    device = torch.device(config.device)
-    population, payload = load_population_net(config.checkpoint, config.device)
-    spec = str(payload["range_source"])
-    data = DataConfig.model_validate(
-        {**{k: getattr(config, k) for k in DataConfig.model_fields}, "ranges": spec}
-    )
-    dataset, info = build_dataset(data, seed=config.seed, only_player=config.player)
-    counts = np.bincount(dataset.player, minlength=len(dataset.player_ids))
-    if config.player == "auto":
-        player = int(np.argmax(counts))
-    elif config.player in dataset.player_ids:
-        player = dataset.player_ids.index(config.player)
-    else:
-        raise PopulationTrainingError(f"no player {config.player!r} in the data")
-    mine = dataset.subset(np.flatnonzero(dataset.player == player))
-    hands = int(np.unique(mine.hand_key).size)
-    if hands < 10:
-        raise PopulationTrainingError(
-            f"player {dataset.player_ids[player]} has only {hands} hands: too few to fine-tune"
-        )
-    train_rows, val_rows, test_rows = split_hands(
-        mine.hand_key, (config.val_fraction, config.test_fraction), config.seed
-    )
-    train_data, val_data, test_data = (mine.subset(r) for r in (train_rows, val_rows, test_rows))
-    model = build_population_net(dict(payload["hyperparameters"]))
-    model.load_state_dict(population.state_dict())
-    model.to(device)
-    optimizer = torch.optim.AdamW(
-        [p for p in model.parameters() if p.requires_grad],
-        lr=config.learning_rate,
-        weight_decay=config.weight_decay,
-    )
-    train = FeatureTensors.of(train_data.features, device)
-    target = torch.as_tensor(train_data.target, dtype=torch.long, device=device)
-    torch.manual_seed(config.seed)
-    batch = min(config.batch_size, max(2, train_data.size))
-    best = score(predict(model, val_data, config.device), val_data)["nll"]
-    best_state = {k: v.clone() for k, v in model.state_dict().items()}
-    best_epoch, stale = 0, 0
-    history = []
-    for epoch in range(config.epochs):
-        model.train()
-        order = _epoch_order(config.seed, epoch, len(train)).to(device)
-        for start in range(0, len(train) - batch + 1, batch):
-            rows = order[start : start + batch]
-            loss = masked_nll(model(train.rows(rows)), target[rows])
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()  # type: ignore[no-untyped-call]
-            optimizer.step()
-        nll = score(predict(model, val_data, config.device), val_data)["nll"]
-        history.append({"epoch": epoch + 1, "val_nll": nll})
-        if nll < best:
-            best, best_epoch, stale = nll, epoch + 1, 0
-            best_state = {k: v.clone() for k, v in model.state_dict().items()}
-        else:
-            stale += 1
-            if stale >= config.patience:
-                break
-    model.load_state_dict(best_state)
-    model.eval()
-    own = _own_style_scores(test_data)
-    result = {
-        "player": dataset.player_ids[player],
-        "player_rows": mine.size,
-        "player_hands": hands,
-        "player_rows_imputed": int(mine.imputed.sum()),
-        "train_rows": train_data.size,
-        "val_rows": val_data.size,
-        "test_rows": test_data.size,
-        "rows_built": int(dataset.size),
-        "best_epoch": best_epoch,
-        "history": history,
-        "population": _figures(population, test_data, config.device),
-        "finetuned": _figures(model, test_data, config.device),
-        "baselines": {
-            kind: score(Baselines.fit(train_data).predict(test_data, kind), test_data)
-            for kind in ("majority", "context")
-        },
-        "own_style": own,
-        "data": info,
-    }
-    out = Path(config.out)
-    export_population_model(
-        out / "player.pt",
-        model,
-        range_source=spec,
-        size_fractions=[float(x) for x in payload["size_fractions"]],
-        config=dict(payload["config"]),
-        extra={
-            "data_fingerprint": payload.get("data_fingerprint", ""),
-            "sft": {
-                "player": dataset.player_ids[player],
-                "rows": mine.size,
-                "best_epoch": best_epoch,
-                "base_checkpoint": str(config.checkpoint),
-            },
-        },
-    )
-    result["checkpoint"] = str(out / "player.pt")
-    return result
-
-
-def _figures(model: PopulationNet, dataset: ActionDataset, device: str) -> dict[str, Any]:
-    """:func:`score` of a model, plus the KL from the player's own style's policy where it
-    is known (synthetic pools)."""
-    probabilities = predict(model, dataset, device)
-    figures = score(probabilities, dataset)
-    style = dataset.style_policy.astype(np.float64)
-    if dataset.size and not np.isnan(style).any():
-        figures["kl_own_style"] = float(_kl(style, probabilities).mean())
-    return figures
-
-
-def _own_style_scores(dataset: ActionDataset) -> dict[str, Any] | None:
-    """NLL and accuracy of the player's own style (the floor of any imitation), if known."""
-    style = dataset.style_policy.astype(np.float64)
-    if not dataset.size or np.isnan(style).any():
-        return None
-    return score(style, dataset)
