@@ -224,7 +224,7 @@ def test_a_bad_range_source_is_a_clear_error(checkpoint) -> None:  # type: ignor
 
 
 def test_checkpoint_kinds_are_registered_once() -> None:
-    """``poolshark.evaluate`` registers the model loaders; a second loader for a kind is an
+    """Each model package registers its own loader; a second loader for a kind is an
     error, not a silent replacement."""
     with pytest.raises(AgentError, match="has a loader already"):
         CHECKPOINT_LOADERS.register("population-model", load_population_model)

@@ -11,7 +11,7 @@ Spec forms, tried in this order:
   also names agents, below);
 * ``FILE.pt``: a training checkpoint, read with ``torch.load(weights_only=True)`` and
   loaded by the loader registered for its ``kind`` in :data:`CHECKPOINT_LOADERS`. This
-  package knows no model: ``poolshark.evaluate`` registers the model packages' loaders
+  package knows no model: each model package registers its own loader when imported
   (``population-model``: the population action model; ``exploiter``: a PPO exploiter);
 * ``package.module:Class``: a user agent, built with no arguments (or a module-level agent
   object).
@@ -80,8 +80,8 @@ class CheckpointLoaders(Mapping[str, CheckpointLoader]):
 
 
 CHECKPOINT_LOADERS = CheckpointLoaders()
-"""Checkpoint ``kind`` -> loader; the model packages' loaders are registered by
-``poolshark.evaluate`` when it is imported."""
+"""Checkpoint ``kind`` -> loader; each model package registers its own when imported
+(``poolshark.population``, ``poolshark.exploit``)."""
 
 
 class LineupSpec(BaseModel):

@@ -1,12 +1,11 @@
 """Honest evaluation: matches between agents with confidence intervals, all-in-EV
 adjustment and duplicate deals (see ``docs/evaluate.md``).
 
-Importing this package registers the model packages' checkpoint loaders with the agent
-loader (:mod:`poolshark.evaluate.checkpoints`), so ``load_agent("x.pt")`` finds them.
+Every model package registers its own checkpoint loader with the agent loader when it is
+imported; this package imports them all, so here ``load_agent("x.pt")`` finds every kind.
 """
 
-from poolshark.agents.loading import CHECKPOINT_LOADERS
-from poolshark.evaluate.checkpoints import register_model_loaders
+import poolshark.exploit  # noqa: F401  (registers the exploiter and population loaders)
 from poolshark.evaluate.match import (
     AgentResult,
     Estimate,
@@ -16,8 +15,6 @@ from poolshark.evaluate.match import (
     default_lineup,
     play_match,
 )
-
-register_model_loaders(CHECKPOINT_LOADERS)
 
 __all__ = [
     "AgentResult",

@@ -12,3 +12,21 @@ evaluation, SFT), :mod:`~poolshark.population.posterior` and
 :mod:`~poolshark.population.sources` (ranges from the model; range sources by spec),
 :mod:`~poolshark.population.agent` (the model at the table).
 """
+
+from pathlib import Path
+
+from poolshark.agents.loading import CHECKPOINT_LOADERS
+from poolshark.agents.protocol import Agent
+
+CHECKPOINT_KIND = "population-model"
+"""The ``kind`` a population-model checkpoint carries."""
+
+
+def load_checkpoint_agent(path: Path) -> Agent:
+    """The population model a checkpoint holds, as an agent (the registered loader)."""
+    from poolshark.population.agent import load_population_model  # lazy: torch, CLI start
+
+    return load_population_model(path)
+
+
+CHECKPOINT_LOADERS.register(CHECKPOINT_KIND, load_checkpoint_agent)

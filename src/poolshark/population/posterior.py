@@ -49,6 +49,7 @@ import torch
 from poolshark.cards.combos import COMBO_CARDS, COMBO_CLASS, N_COMBOS
 from poolshark.pool.context import Feature, replay_contexts
 from poolshark.pool.ranges import RangeQuery, RangeSource
+from poolshark.population import CHECKPOINT_KIND
 from poolshark.population.actions import CALL_CLASS, N_CLASSES, action_classes
 from poolshark.population.features import DecisionFeatures, featurize
 from poolshark.population.model import (
@@ -64,7 +65,6 @@ Float32s = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
-CHECKPOINT_KIND = "population-model"
 OPPONENT_PRESENT, OPPONENT_ALL_IN = 0, 6
 """Entries of an opponent feature row: the row is present; the opponent is all-in."""
 CLASS_REPRESENTATIVE: Int64s = np.unique(COMBO_CLASS, return_index=True)[1].astype(np.int64)

@@ -38,6 +38,7 @@ from poolshark.equity_net.train import load_equity_net
 from poolshark.histories.ingest import scan_rows
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
+from poolshark.population import CHECKPOINT_KIND
 from poolshark.population.actions import FIRST_RAISE_CLASS, N_SIZES, SIZE_CENTERS
 from poolshark.population.data import (
     ActionDataset,
@@ -64,7 +65,6 @@ from poolshark.training.common import (
 )
 from poolshark.training.tensorboard import ScalarLog
 
-CHECKPOINT_KIND = "population-model"
 CHECKPOINT_FORMAT = "poolshark-population-model-v1"
 _RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
