@@ -8,8 +8,9 @@ the rows with the hidden hole cards drawn by ``imputer`` (exactly the demo's rou
 imputer gives a biased one (folded hands look like random cards). The model's error is
 measured on other hands of the pool with every card known: the mean KL divergence per
 decision from the pool's exact average-player policy to the model (nats). Against each
-model a plain PPO exploiter and a safe one (``safe_kl_coef`` times the KL to the model's own policy) are
-trained, and both are evaluated against the true pool (and the model they trained on) in
+model a plain PPO exploiter and a safe one (``safe_kl_coef`` times the KL to the model's
+own policy) are trained, and both are evaluated against the true pool (and the model
+they trained on) in
 bb/100 with 95% intervals. A ceiling exploiter, trained on the pool's true styles, is
 trained once as the reference.
 
