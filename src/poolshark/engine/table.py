@@ -31,7 +31,7 @@ import numpy as np
 
 from poolshark.cards.card import check_disjoint, format_cards, parse_cards
 from poolshark.cards.evaluator import evaluate_indices, tables
-from poolshark.engine.config import Betting, GameConfig, Settlement
+from poolshark.engine.config import NO_HOUSE_RULES, Betting, GameConfig, HouseRule, Settlement
 from poolshark.engine.pots import Pot, rake_amount, side_pots, split_pot, take_rake
 from poolshark.equity.kernels import enumerate_deals
 
@@ -91,18 +91,18 @@ class ForcedBets:
     blind). Preflop action starts at ``first_to_act`` when given, else left of the first
     seat, clockwise from the button's left, that posted the largest blind.
 
-    ``variants`` names house rules of the history (codes of ``histories.record.VARIANTS``)
-    that the table follows instead of its own: ``posted-price`` (the price to call and the
-    preflop raises count from the largest bet actually posted, and raise by the big blind),
-    ``antes-in-main-pot`` (dead money goes whole into the main pot, contested by every live
-    player), ``short-all-in-reopens`` (an all-in raise short of a full one reopens the
+    ``house_rules`` are the :class:`HouseRule` s the table follows instead of its own (a
+    history shows them): ``POSTED_PRICE`` (the price to call and the preflop raises count
+    from the largest bet actually posted, and raise by the big blind),
+    ``ANTES_IN_MAIN_POT`` (dead money goes whole into the main pot, contested by every live
+    player), ``SHORT_ALL_IN_REOPENS`` (an all-in raise short of a full one reopens the
     betting when it is at least the round's largest raise so far).
     """
 
     blinds: tuple[int, ...]
     dead: tuple[int, ...] = ()
     first_to_act: int | None = None
-    variants: tuple[str, ...] = ()
+    house_rules: HouseRule = NO_HOUSE_RULES
 
 
 @dataclass
@@ -228,7 +228,7 @@ class Table:
                 self.increment = size
             self.raises += 1
             self.acted = [False] * self.seats
-        elif self._follows("short-all-in-reopens") and size >= self.largest_raise:
+        elif self._follows(HouseRule.SHORT_ALL_IN_REOPENS) and size >= self.largest_raise:
             self.acted = [False] * self.seats
         self.largest_raise = max(self.largest_raise, size)
         self.current_bet = total
@@ -315,9 +315,9 @@ class Table:
         self.to_act = last
         self._advance()
 
-    def _follows(self, variant: str) -> bool:
-        """Whether the hand follows the house rule ``variant`` (``ForcedBets.variants``)."""
-        return self.forced is not None and variant in self.forced.variants
+    def _follows(self, rule: HouseRule) -> bool:
+        """Whether the hand follows the house rule ``rule`` (``ForcedBets.house_rules``)."""
+        return self.forced is not None and rule in self.forced.house_rules
 
     def _post_given_bets(self, forced: ForcedBets) -> None:
         n = self.seats
@@ -332,7 +332,7 @@ class Table:
         if forced.first_to_act is not None:
             opener = (forced.first_to_act - 1) % n  # _advance moves on to the next seat
         self.to_act = opener
-        if self._follows("posted-price"):
+        if self._follows(HouseRule.POSTED_PRICE):
             self.current_bet = max(self.bet)
             self.increment = self.config.big_blind
         else:
@@ -479,10 +479,10 @@ class Table:
         self.result = HandResult(net, rake, pots, showdown, expected_net)
 
     def contested_pots(self) -> list[Pot]:
-        """Main pot first, then side pots; under ``antes-in-main-pot`` the dead money goes
+        """Main pot first, then side pots; under ``ANTES_IN_MAIN_POT`` the dead money goes
         whole into a first pot every live player contests, and only the live bets layer."""
         live = [not f for f in self.folded]
-        if not self._follows("antes-in-main-pot") or not any(self.dead_paid):
+        if not self._follows(HouseRule.ANTES_IN_MAIN_POT) or not any(self.dead_paid):
             return side_pots(self.total, live)
         bets = [t - d for t, d in zip(self.total, self.dead_paid, strict=True)]
         pots = side_pots(bets, live)
@@ -529,7 +529,7 @@ def _forced_from_dict(data: dict[str, Any] | None) -> ForcedBets | None:
         tuple(data["blinds"]),
         tuple(data.get("dead", ())),
         data.get("first_to_act"),
-        tuple(data.get("variants", ())),
+        HouseRule(data.get("house_rules", 0)),
     )
 
 

@@ -42,7 +42,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from poolshark.engine.config import Betting, GameConfig, HouseRule
+from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.kernel import (
     ACTED,
     BET,
@@ -72,7 +72,12 @@ from poolshark.engine.kernel import (
 )
 from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Street, Table
 from poolshark.histories.flat import VARIANT_CODES, WARNINGS, HandArrays, limit_bets, padded
-from poolshark.histories.record import HandRecord, HistoryError
+from poolshark.histories.record import (
+    HOUSE_RULE_OF_VARIANT,
+    HandRecord,
+    HistoryError,
+    house_rules_of,
+)
 from poolshark.histories.replay import FIXED_LIMIT_CAP, FIXED_LIMIT_CAP_4
 
 Int64s = npt.NDArray[np.int64]
@@ -611,12 +616,13 @@ def track(arrays: HandArrays) -> Tracked:
 
 
 def house_rules(arrays: HandArrays) -> Int64s:
-    """Per hand, the bits of the betting house rules its record shows that the pass
-    follows like ``Table``: ``posted-price`` and ``short-all-in-reopens``."""
+    """Per hand, the engine's :class:`HouseRule` bits for the house rules its record shows
+    (``record.HOUSE_RULE_OF_VARIANT``); the pass follows the betting ones like ``Table``."""
     bits = arrays.variant_bits().astype(np.int64)
-    posted = bits >> VARIANT_CODES.index("posted-price") & 1
-    reopens = bits >> VARIANT_CODES.index("short-all-in-reopens") & 1
-    return posted * int(HouseRule.POSTED_PRICE) + reopens * int(HouseRule.SHORT_ALL_IN_REOPENS)
+    rules = np.zeros(arrays.hands, dtype=np.int64)
+    for code, rule in HOUSE_RULE_OF_VARIANT.items():
+        rules |= (bits >> VARIANT_CODES.index(code) & 1) * int(rule)
+    return rules
 
 
 def raise_caps(arrays: HandArrays) -> Int64s:
@@ -868,7 +874,9 @@ def table_for(record: HandRecord) -> Table:
     holes = [list(h) if len(h) == 2 else [] for h in record.hole_cards[:n]]
     holes.extend([] for _ in range(n - len(holes)))
     forced = ForcedBets(
-        tuple(padded(record.blinds, n)), tuple(padded(record.dead, n)), variants=record.variants
+        tuple(padded(record.blinds, n)),
+        tuple(padded(record.dead, n)),
+        house_rules=house_rules_of(record.variants),
     )
     return Table(
         config,
