@@ -1,5 +1,8 @@
 """Decision rows: the public state immediately before every voluntary action, as a table.
 
+Long module: the compiled row pass and its readable reference (``reference_rows``) build
+the same frame and are kept side by side, so a change to one is seen next to the other.
+
 One row per recorded action (blind and ante posts are not actions): who acts from where,
 stacks, pot, price, how many players are in and still to act, the board, the betting so
 far as a compact string, and what the player did. The columns and their meaning are in
