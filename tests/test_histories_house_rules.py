@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from poolshark.engine.config import GameConfig
+from poolshark.engine.config import GameConfig, HouseRule
 from poolshark.engine.table import ForcedBets, Table
 from poolshark.histories.phh import parse_phh, write_phh
 from poolshark.histories.pokerstars import parse_pokerstars
@@ -58,7 +58,9 @@ def test_the_engine_keeps_the_full_price_by_default() -> None:
     rule only what the short big blind posted."""
     config = GameConfig(seats=3)
     full = Table(config, [100, 100, 1], forced=ForcedBets((0, 1, 2)))
-    posted = Table(config, [100, 100, 1], forced=ForcedBets((0, 1, 2), variants=("posted-price",)))
+    posted = Table(
+        config, [100, 100, 1], forced=ForcedBets((0, 1, 2), house_rules=HouseRule.POSTED_PRICE)
+    )
     assert (full.legal().call, full.legal().min_raise_to) == (2, 4)
     assert (posted.legal().call, posted.legal().min_raise_to) == (1, 3)
 

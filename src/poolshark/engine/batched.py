@@ -14,88 +14,130 @@ functions take few arguments (a named tuple of arrays would cost a reference cou
 member on every call): ``seat[table, FIELD, seat]`` for per-seat integers,
 ``table[table, FIELD]`` for per-table integers, ``cards[table, 2 * seat + k]`` for hole
 cards followed by the five board cards, ``log[table, k, FIELD]`` for the action log.
+
+The layout (the field constants, moves and streets) and the rules are the compiled rules
+kernel's (``engine.kernel``); they are part of this module's public face, listed in
+``__all__``, because code that works on a batch's arrays reads them here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.cards.evaluator import KEY_INIT, tables, value_of
-from poolshark.engine.config import Betting, GameConfig, Settlement
+from poolshark.cards.evaluator import tables
+from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import (
+    ACTED,
+    BET,
+    BUTTON,
+    CHECK_CALL,
+    COERCED,
+    CURRENT_BET,
+    DONE,
+    END_STREET,
+    FACED,
+    FLOP,
+    FOLD,
+    FOLDED,
+    INCREMENT,
+    LARGEST_RAISE,
+    LOG_AMOUNT,
+    LOG_LEN,
+    LOG_MOVE,
+    LOG_SEAT,
+    LOG_STREET,
+    NET,
+    NO_RAISE,
+    PREFLOP,
+    RAISE,
+    RAISES,
+    RAKE,
+    RIVER,
+    SEAT_FIELDS,
+    SETTLING,
+    SHOWDOWN,
+    SHOWN,
+    STACK,
+    START,
+    STREET,
+    TABLE_FIELDS,
+    TO_ACT,
+    TOTAL,
+    TURN,
+    Evaluator,
+    Rules,
+    act,
+    legal_bounds,
+    settle,
+    start_hand,
+)
+
+__all__ = [
+    "ACTED",
+    "BET",
+    "BUTTON",
+    "CHECK_CALL",
+    "COERCED",
+    "CURRENT_BET",
+    "DONE",
+    "END_STREET",
+    "FACED",
+    "FLOP",
+    "FOLD",
+    "FOLDED",
+    "INCREMENT",
+    "LARGEST_RAISE",
+    "LOG_AMOUNT",
+    "LOG_LEN",
+    "LOG_MOVE",
+    "LOG_SEAT",
+    "LOG_STREET",
+    "NET",
+    "NO_RAISE",
+    "PREFLOP",
+    "RAISE",
+    "RAISES",
+    "RAKE",
+    "RIVER",
+    "SEAT_FIELDS",
+    "SETTLING",
+    "SHOWDOWN",
+    "SHOWN",
+    "STACK",
+    "START",
+    "STREET",
+    "TABLE_FIELDS",
+    "TOTAL",
+    "TO_ACT",
+    "TURN",
+    "BatchedTables",
+    "Evaluator",
+    "LegalBatch",
+    "RandomPlay",
+    "Rules",
+    "act",
+    "deal",
+    "legal_bounds",
+    "legal_tables",
+    "next_random",
+    "play_random_hands",
+    "random_action",
+    "random_below",
+    "reset_tables",
+    "settle",
+    "start_hand",
+    "step_tables",
+]
 
 Int64s = npt.NDArray[np.int64]
-Int32s = npt.NDArray[np.int32]
 UInt8s = npt.NDArray[np.uint8]
-UInt16s = npt.NDArray[np.uint16]
 UInt64s = npt.NDArray[np.uint64]
 Bools = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
-
-# Moves and streets, as in ``engine.table`` (``Move`` order, ``Street`` values).
-FOLD, CHECK_CALL, RAISE = 0, 1, 2
-PREFLOP, FLOP, TURN, RIVER, DONE = 0, 1, 2, 3, 4
-SETTLING = 5  # betting is over; the next compiled pass pays the pots
-NO_RAISE = -1  # min/max raise-to when raising is not allowed
-
-# Fields of ``seat[table, FIELD, seat]``.
-START, STACK, BET, TOTAL, FOLDED, ACTED, FACED, NET = range(8)
-SEAT_FIELDS = 8
-# Fields of ``table[table, FIELD]``.
-BUTTON, STREET, SHOWN, CURRENT_BET, INCREMENT, RAISES, TO_ACT, RAKE, SHOWDOWN = range(9)
-COERCED, LOG_LEN, END_STREET = 9, 10, 11
-TABLE_FIELDS = 12
-# Fields of ``log[table, k, FIELD]``: one row per action.
-LOG_SEAT, LOG_MOVE, LOG_AMOUNT, LOG_STREET = range(4)
-
-
-class Rules(NamedTuple):
-    """A :class:`GameConfig` as plain ints for compiled code (``rake_cap`` -1: no cap)."""
-
-    fixed_limit: int
-    seats: int
-    small_blind: int
-    big_blind: int
-    ante: int
-    straddle: int
-    small_bet: int
-    big_bet: int
-    raise_cap: int
-    cap_heads_up: int
-    rake_numerator: int
-    rake_denominator: int
-    rake_cap: int
-    no_flop_no_drop: int
-    expected_value: int
-
-    @classmethod
-    def of(cls, config: GameConfig) -> Rules:
-        """Exact integer form; the rake percent becomes a fraction so rounding matches."""
-        percent = Decimal(str(config.rake_percent))
-        exponent = max(0, -int(percent.as_tuple().exponent))
-        return cls(
-            fixed_limit=int(config.betting is Betting.FIXED_LIMIT),
-            seats=config.seats,
-            small_blind=config.small_blind,
-            big_blind=config.big_blind,
-            ante=config.ante,
-            straddle=config.straddle,
-            small_bet=config.bet_unit(0),
-            big_bet=config.bet_unit(2),
-            raise_cap=config.raise_cap,
-            cap_heads_up=int(config.cap_heads_up),
-            rake_numerator=int(percent * 10**exponent),
-            rake_denominator=100 * 10**exponent,
-            rake_cap=-1 if config.rake_cap is None else config.rake_cap,
-            no_flop_no_drop=int(config.no_flop_no_drop),
-            expected_value=int(config.settlement is Settlement.EXPECTED_VALUE),
-        )
-
 
 # -- random streams and dealing --------------------------------------------------------------
 
@@ -126,400 +168,6 @@ def deal(cards: UInt8s, rng: UInt64s, i: int) -> None:
         j = k + random_below(rng, i, 52 - k)
         deck[k], deck[j] = deck[j], deck[k]
         row[k] = deck[k]
-
-
-# -- betting rules ------------------------------------------------------------------------------
-
-
-@nb.njit(inline="always")
-def _put_in(seat: Int64s, who: int, chips: int) -> None:
-    """Move up to ``chips`` of ``who``'s stack into the bet (all-in when short)."""
-    paid = min(chips, seat[STACK, who])
-    seat[STACK, who] -= paid
-    seat[BET, who] += paid
-    seat[TOTAL, who] += paid
-
-
-@nb.njit(inline="always")
-def _bet_unit(r: Rules, street: int) -> int:
-    return r.small_bet if street < TURN else r.big_bet
-
-
-@nb.njit(inline="always")
-def _full_raise_size(r: Rules, table: Int64s) -> int:
-    """The smallest raise that reopens the betting."""
-    return _bet_unit(r, table[STREET]) if r.fixed_limit else table[INCREMENT]
-
-
-@nb.njit(inline="always")
-def legal_bounds(r: Rules, seat: Int64s, table: Int64s) -> tuple[int, int, int]:
-    """(call, min raise-to, max raise-to) for the player to act; NO_RAISE when not allowed.
-
-    ``seat`` and ``table`` are one table's rows (``seat_state[i]``, ``table_state[i]``).
-    """
-    who, current = table[TO_ACT], table[CURRENT_BET]
-    call = min(current - seat[BET, who], seat[STACK, who])
-    most = seat[BET, who] + seat[STACK, who]
-    others_can_act = False
-    live = 0
-    for s in range(r.seats):
-        live += seat[FOLDED, s] == 0
-        if s != who and seat[FOLDED, s] == 0 and seat[STACK, s] > 0:
-            others_can_act = True
-    reopened = seat[ACTED, who] == 0 or current - seat[FACED, who] >= _full_raise_size(r, table)
-    if seat[STACK, who] <= call or not others_can_act or not reopened:
-        return call, NO_RAISE, NO_RAISE
-    if r.fixed_limit:
-        capped = live != 2 or r.cap_heads_up
-        if capped and table[RAISES] >= r.raise_cap:
-            return call, NO_RAISE, NO_RAISE
-        target = min(current + _bet_unit(r, table[STREET]), most)
-        return call, target, target
-    step = table[INCREMENT] if current else r.big_blind
-    return call, min(current + step, most), most
-
-
-@nb.njit(inline="always")
-def act(r: Rules, seat: Int64s, table: Int64s, log: Int64s, move: int, amount: int) -> None:
-    """Apply ``move`` (a raise: to ``amount`` in total) at one table, coercing it if illegal."""
-    who = table[TO_ACT]
-    call, low, high = legal_bounds(r, seat, table)
-    unknown = move > RAISE
-    if unknown or (move == FOLD and call == 0) or (move == RAISE and low == NO_RAISE):
-        move = CHECK_CALL
-        table[COERCED] += 1
-    if move == FOLD:
-        seat[FOLDED, who] = 1
-        amount = 0
-    elif move == CHECK_CALL:
-        _put_in(seat, who, call)
-        amount = call
-    else:
-        if amount < low or amount > high:
-            amount = min(max(amount, low), high)
-            table[COERCED] += 1
-        size = amount - table[CURRENT_BET]
-        full = size >= _full_raise_size(r, table)
-        _put_in(seat, who, amount - seat[BET, who])
-        if full:
-            if not r.fixed_limit:
-                table[INCREMENT] = size
-            table[RAISES] += 1
-            seat[ACTED, :] = 0
-        table[CURRENT_BET] = amount
-    k = table[LOG_LEN]
-    if k < log.shape[0]:
-        log[k, LOG_SEAT] = who
-        log[k, LOG_MOVE] = move
-        log[k, LOG_AMOUNT] = amount
-        log[k, LOG_STREET] = table[STREET]
-    table[LOG_LEN] = k + 1
-    seat[ACTED, who] = 1
-    seat[FACED, who] = table[CURRENT_BET]
-    _advance(r, seat, table)
-
-
-@nb.njit(inline="always")
-def start_hand(r: Rules, seat: Int64s, table: Int64s, button: int) -> None:
-    """Start one table's hand from the stacks in ``seat[START]``: post the forced bets."""
-    n = r.seats
-    seat[STACK] = seat[START]
-    seat[BET : NET + 1] = 0
-    table[:] = 0
-    table[BUTTON] = button
-    table[STREET] = PREFLOP
-    for s in range(n):
-        paid = min(r.ante, seat[STACK, s])
-        seat[STACK, s] -= paid
-        seat[TOTAL, s] += paid
-    if n == 2:
-        small, big = button, (button + 1) % n
-    else:
-        small, big = (button + 1) % n, (button + 2) % n
-    _put_in(seat, small, r.small_blind)
-    _put_in(seat, big, r.big_blind)
-    last = big
-    if r.straddle:
-        last = (big + 1) % n
-        _put_in(seat, last, r.straddle)
-    table[CURRENT_BET] = max(max(r.big_blind, r.straddle), seat[BET].max())
-    table[INCREMENT] = max(r.big_blind, r.straddle)
-    table[RAISES] = 1  # the blind counts as the round's first bet
-    table[TO_ACT] = last
-    _advance(r, seat, table)
-
-
-@nb.njit(inline="always")
-def _return_uncalled(seat: Int64s, table: Int64s) -> None:
-    """Give back the part of the largest bet that nobody matched."""
-    bet = seat[BET]
-    top = 0
-    for s in range(1, bet.size):
-        if bet[s] > bet[top]:
-            top = s
-    second = 0
-    for s in range(bet.size):
-        if s != top:
-            second = max(second, bet[s])
-    excess = bet[top] - second
-    if excess > 0:
-        seat[BET, top] -= excess
-        seat[TOTAL, top] -= excess
-        seat[STACK, top] += excess
-        table[CURRENT_BET] = second
-
-
-@nb.njit(inline="always")
-def _waiting(seat: Int64s, who: int, current: int) -> bool:
-    """Whether ``who`` still has to act this round."""
-    return (
-        seat[FOLDED, who] == 0
-        and seat[STACK, who] > 0
-        and not (seat[ACTED, who] and seat[BET, who] == current)
-    )
-
-
-@nb.njit(inline="always")
-def _stop_betting(table: Int64s, showdown: bool) -> None:
-    """Betting is over: remember where, and leave the pots to :func:`settle`."""
-    table[END_STREET] = table[STREET]
-    table[SHOWDOWN] = showdown
-    table[TO_ACT] = -1
-    table[STREET] = SETTLING
-
-
-@nb.njit(inline="always")
-def _advance(r: Rules, seat: Int64s, table: Int64s) -> None:
-    """Move to the next player or the next street; at the end, mark the table SETTLING."""
-    n = r.seats
-    while True:
-        live = 0
-        for s in range(n):
-            live += seat[FOLDED, s] == 0
-        if live == 1:
-            _return_uncalled(seat, table)
-            _stop_betting(table, showdown=False)
-            return
-        current = table[CURRENT_BET]
-        any_waiting = False
-        for s in range(n):
-            any_waiting = any_waiting or _waiting(seat, s, current)
-        if any_waiting:
-            who = table[TO_ACT]
-            for _ in range(n):
-                who = (who + 1) % n
-                if _waiting(seat, who, current):
-                    table[TO_ACT] = who
-                    return
-        _return_uncalled(seat, table)
-        able = 0
-        for s in range(n):
-            able += seat[FOLDED, s] == 0 and seat[STACK, s] > 0
-        if table[STREET] == RIVER or able <= 1:
-            _stop_betting(table, showdown=True)
-            return
-        street = table[STREET] + 1
-        table[STREET] = street
-        table[SHOWN] = 3 if street == FLOP else street + 2
-        seat[BET] = 0
-        seat[ACTED] = 0
-        seat[FACED] = 0
-        table[CURRENT_BET] = 0
-        table[INCREMENT] = r.big_blind
-        table[RAISES] = 0
-        table[TO_ACT] = table[BUTTON]
-
-
-# -- settlement ---------------------------------------------------------------------------------
-
-
-class Evaluator(NamedTuple):
-    """The evaluator's tables (``cards.evaluator.tables()``), bundled for settlement."""
-
-    card_key: Int64s
-    card_mask: Int64s
-    row_base: Int32s
-    rank_table: UInt16s
-    flush_table: UInt16s
-
-
-@nb.njit(inline="always")
-def _hand_value(cards: UInt8s, who: int, board_start: int, board_cards: int, ev: Evaluator) -> int:
-    """Value of ``who``'s hole cards with the first ``board_cards`` board cards."""
-    key = np.int64(KEY_INIT) + ev.card_key[cards[2 * who]] + ev.card_key[cards[2 * who + 1]]
-    mask = ev.card_mask[cards[2 * who]] | ev.card_mask[cards[2 * who + 1]]
-    for b in range(board_cards):
-        key += ev.card_key[cards[board_start + b]]
-        mask |= ev.card_mask[cards[board_start + b]]
-    return int(value_of(key, mask, ev.row_base, ev.rank_table, ev.flush_table))
-
-
-@nb.njit(cache=True, nogil=True)
-def settle(
-    r: Rules, seat: Int64s, table: Int64s, cards: UInt8s, expected: Floats, ev: Evaluator
-) -> None:
-    """Pay a SETTLING table's pots in layers (rake from the main pot first), then mark DONE.
-
-    Pots follow ``engine.pots``: one per contribution level of a live player, dead chips
-    above every live level in the last, odd chips one by one clockwise from the button's
-    left. Under EV settlement an all-in before the river also fills ``expected`` exactly.
-    """
-    n = r.seats
-    street = table[END_STREET]
-    showdown = table[SHOWDOWN] == 1
-    total, folded = seat[TOTAL], seat[FOLDED]
-    whole = total.sum()
-    rake = 0
-    if street >= FLOP or showdown or not r.no_flop_no_drop:
-        rake = whole * r.rake_numerator // r.rake_denominator
-        if r.rake_cap >= 0:
-            rake = min(rake, r.rake_cap)
-    values = np.zeros(n, dtype=np.int64)
-    if showdown:
-        for s in range(n):
-            if not folded[s]:
-                values[s] = _hand_value(cards, s, 2 * n, 5, ev)
-    levels = np.zeros(n + 1, dtype=np.int64)
-    amounts = np.zeros(n + 1, dtype=np.int64)
-    pots = _layer_pots(total, folded, whole, rake, levels, amounts)
-    payout = np.zeros(n, dtype=np.int64)
-    button = table[BUTTON]
-    for p in range(pots):
-        best = -1
-        winners = 0
-        for s in range(n):
-            if not folded[s] and total[s] >= levels[p]:
-                if values[s] > best:
-                    best, winners = values[s], 1
-                elif values[s] == best:
-                    winners += 1
-        share, odd = divmod(amounts[p], winners)
-        for k in range(n):
-            s = (button + 1 + k) % n
-            if not folded[s] and total[s] >= levels[p] and values[s] == best:
-                payout[s] += share + (1 if odd > 0 else 0)
-                odd -= 1
-    by_expectation = r.expected_value and showdown and street < RIVER
-    if by_expectation:
-        _expected_winnings(seat, table[SHOWN], cards, levels, amounts, pots, ev, expected)
-    for s in range(n):
-        seat[STACK, s] += payout[s]
-        seat[NET, s] = seat[STACK, s] - seat[START, s]
-        expected[s] = expected[s] - total[s] if by_expectation else float(seat[NET, s])
-    if showdown:
-        table[SHOWN] = 5
-    table[RAKE] = rake
-    table[STREET] = DONE
-
-
-@nb.njit(inline="always")
-def _layer_pots(
-    total: Int64s, folded: Int64s, whole: int, rake: int, levels: Int64s, amounts: Int64s
-) -> int:
-    """Fill (level, amount after rake) per pot, main pot first; returns how many pots."""
-    top = 0
-    for s in range(total.size):
-        if not folded[s]:
-            top = max(top, total[s])
-    pots = 0
-    previous = 0
-    layered = 0
-    rake_left = rake
-    while previous < top:
-        level = top
-        for s in range(total.size):
-            if not folded[s] and previous < total[s] < level:
-                level = total[s]
-        amount = 0
-        for s in range(total.size):
-            amount += min(total[s], level) - min(total[s], previous)
-        layered += amount
-        if level == top:
-            amount += whole - layered  # dead chips above every live level
-        taken = min(rake_left, amount)
-        rake_left -= taken
-        levels[pots] = level
-        amounts[pots] = amount - taken
-        pots += 1
-        previous = level
-    if pots == 0:  # nobody live put anything in: one pot for the live players
-        levels[0] = 0
-        amounts[0] = whole - min(rake, whole)
-        pots = 1
-    return pots
-
-
-@nb.njit(cache=True, nogil=True)
-def _expected_winnings(
-    seat: Int64s,
-    known: int,
-    cards: UInt8s,
-    levels: Int64s,
-    amounts: Int64s,
-    pots: int,
-    ev: Evaluator,
-    expected: Floats,
-) -> None:
-    """Each seat's exact expected winnings over every runout of the unseen board."""
-    n = seat.shape[1]
-    total, folded = seat[TOTAL], seat[FOLDED]
-    used = np.zeros(52, dtype=np.bool_)
-    for k in range(2 * n + known):
-        used[cards[k]] = True
-    deck = np.flatnonzero(~used)
-    missing = 5 - known
-    base_key = np.int64(KEY_INIT)
-    base_mask = np.int64(0)
-    for b in range(known):
-        base_key += ev.card_key[cards[2 * n + b]]
-        base_mask |= ev.card_mask[cards[2 * n + b]]
-    hole_key = np.zeros(n, dtype=np.int64)
-    hole_mask = np.zeros(n, dtype=np.int64)
-    for s in range(n):
-        hole_key[s] = ev.card_key[cards[2 * s]] + ev.card_key[cards[2 * s + 1]]
-        hole_mask[s] = ev.card_mask[cards[2 * s]] | ev.card_mask[cards[2 * s + 1]]
-    won = np.zeros(n, dtype=np.float64)
-    values = np.zeros(n, dtype=np.int64)
-    idx = np.arange(missing)
-    m = deck.size
-    boards = 0
-    while True:
-        key, mask = base_key, base_mask
-        for d in range(missing):
-            key += ev.card_key[deck[idx[d]]]
-            mask |= ev.card_mask[deck[idx[d]]]
-        for s in range(n):
-            if not folded[s]:
-                values[s] = value_of(
-                    key + hole_key[s],
-                    mask | hole_mask[s],
-                    ev.row_base,
-                    ev.rank_table,
-                    ev.flush_table,
-                )
-        for p in range(pots):
-            best = -1
-            winners = 0
-            for s in range(n):
-                if not folded[s] and total[s] >= levels[p]:
-                    if values[s] > best:
-                        best, winners = values[s], 1
-                    elif values[s] == best:
-                        winners += 1
-            for s in range(n):
-                if not folded[s] and total[s] >= levels[p] and values[s] == best:
-                    won[s] += amounts[p] / winners
-        boards += 1
-        d = missing - 1
-        while d >= 0 and idx[d] == m - missing + d:
-            d -= 1
-        if d < 0:
-            break
-        idx[d] += 1
-        for e in range(d + 1, missing):
-            idx[e] = idx[e - 1] + 1
-    for s in range(n):
-        expected[s] = won[s] / boards
 
 
 # -- batch entry points ----------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import IntFlag, StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,6 +19,26 @@ class Settlement(StrEnum):
 
     DEAL = "deal"
     EXPECTED_VALUE = "ev"
+
+
+class HouseRule(IntFlag):
+    """House rules a table may follow instead of the engine's own (real histories show
+    them; ``histories.record.VARIANTS`` names them for records).
+
+    ``POSTED_PRICE``: the price to call and the preflop raises count from the largest bet
+    actually posted, and raise by the big blind. ``ANTES_IN_MAIN_POT``: dead money goes
+    whole into the main pot, contested by every live player. ``SHORT_ALL_IN_REOPENS``: an
+    all-in raise short of a full one reopens the betting when it is at least the round's
+    largest raise so far.
+    """
+
+    POSTED_PRICE = 1
+    ANTES_IN_MAIN_POT = 2
+    SHORT_ALL_IN_REOPENS = 4
+
+
+NO_HOUSE_RULES = HouseRule(0)
+"""The engine's own rules, no house rule."""
 
 
 class GameConfig(BaseModel):

@@ -31,7 +31,7 @@ import numpy as np
 
 from poolshark.cards.card import check_disjoint, format_cards, parse_cards
 from poolshark.cards.evaluator import evaluate_indices, tables
-from poolshark.engine.config import Betting, GameConfig, Settlement
+from poolshark.engine.config import NO_HOUSE_RULES, Betting, GameConfig, HouseRule, Settlement
 from poolshark.engine.pots import Pot, rake_amount, side_pots, split_pot, take_rake
 from poolshark.equity.kernels import enumerate_deals
 
@@ -91,18 +91,18 @@ class ForcedBets:
     blind). Preflop action starts at ``first_to_act`` when given, else left of the first
     seat, clockwise from the button's left, that posted the largest blind.
 
-    ``variants`` names house rules of the history (codes of ``histories.record.VARIANTS``)
-    that the table follows instead of its own: ``posted-price`` (the price to call and the
-    preflop raises count from the largest bet actually posted, and raise by the big blind),
-    ``antes-in-main-pot`` (dead money goes whole into the main pot, contested by every live
-    player), ``short-all-in-reopens`` (an all-in raise short of a full one reopens the
+    ``house_rules`` are the :class:`HouseRule` s the table follows instead of its own (a
+    history shows them): ``POSTED_PRICE`` (the price to call and the preflop raises count
+    from the largest bet actually posted, and raise by the big blind),
+    ``ANTES_IN_MAIN_POT`` (dead money goes whole into the main pot, contested by every live
+    player), ``SHORT_ALL_IN_REOPENS`` (an all-in raise short of a full one reopens the
     betting when it is at least the round's largest raise so far).
     """
 
     blinds: tuple[int, ...]
     dead: tuple[int, ...] = ()
     first_to_act: int | None = None
-    variants: tuple[str, ...] = ()
+    house_rules: HouseRule = NO_HOUSE_RULES
 
 
 @dataclass
@@ -117,7 +117,14 @@ class HandResult:
 
 
 class Table:
-    """A single hand at one table; seats are 0..n-1 clockwise, ``button`` deals."""
+    """A single hand at one table; seats are 0..n-1 clockwise, ``button`` deals.
+
+    Three-handed, the button (seat 0) first to act, the blinds 1 and 2 posted:
+
+    >>> table = Table(GameConfig(seats=3), [100, 100, 100], button=0, seed=1)
+    >>> table.to_act, table.bet
+    (0, [0, 1, 2])
+    """
 
     def __init__(
         self,
@@ -169,25 +176,55 @@ class Table:
 
     @property
     def seats(self) -> int:
-        """Number of seats."""
+        """Number of seats.
+
+        >>> Table(GameConfig(seats=3), [100, 100, 100]).seats
+        3
+        """
         return self.config.seats
 
     @property
     def board(self) -> list[int]:
-        """The community cards dealt so far."""
+        """The community cards dealt so far.
+
+        >>> table = Table(GameConfig(seats=2), [100, 100], seed=1)
+        >>> table.board
+        []
+        >>> table.check_call(); table.check_call()
+        >>> len(table.board)
+        3
+        """
         return self.board_cards[: self._shown]
 
     @property
     def done(self) -> bool:
-        """Whether the hand is over and settled."""
+        """Whether the hand is over and settled.
+
+        >>> table = Table(GameConfig(seats=2), [100, 100], seed=1)
+        >>> table.fold()
+        >>> table.done, table.result.net
+        (True, [-1, 1])
+        """
         return self.street is Street.DONE
 
     def pot(self) -> int:
-        """Chips in the middle, bets of the current round included."""
+        """Chips in the middle, bets of the current round included.
+
+        >>> Table(GameConfig(seats=3, ante=1), [100, 100, 100]).pot()
+        6
+        """
         return sum(self.total)
 
     def legal(self) -> Legal:
-        """What the player to act may do."""
+        """What the player to act may do.
+
+        >>> table = Table(GameConfig(seats=3), [100, 100, 100], button=0, seed=1)
+        >>> table.legal()
+        Legal(seat=0, can_fold=True, can_check=False, call=2, min_raise_to=4, max_raise_to=100)
+        >>> table.raise_to(6)  # a raise of 4: the next must raise by 4 too
+        >>> table.legal().min_raise_to
+        10
+        """
         self._require_live()
         seat = self.to_act
         call = min(self.current_bet - self.bet[seat], self.stack[seat])
@@ -196,7 +233,18 @@ class Table:
 
     def fold(self, *, when_free: bool = False) -> None:
         """The player to act folds: only when facing a bet, unless ``when_free`` (some
-        sites, PokerStars among them, let a player fold when checking is free)."""
+        sites, PokerStars among them, let a player fold when checking is free).
+
+        >>> table = Table(GameConfig(seats=2), [100, 100], seed=1)
+        >>> table.check_call()  # the button completes; the big blind may check
+        >>> table.fold()
+        Traceback (most recent call last):
+        ...
+        poolshark.engine.table.IllegalActionError: seat 1 may check; folding is not allowed
+        >>> table.fold(when_free=True)
+        >>> table.result.net
+        [2, -2]
+        """
         legal = self.legal()
         if not legal.can_fold and not when_free:
             raise IllegalActionError(f"seat {legal.seat} may check; folding is not allowed")
@@ -204,13 +252,30 @@ class Table:
         self._record(legal.seat, Move.FOLD, 0)
 
     def check_call(self) -> None:
-        """The player to act checks, or calls what it faces (all-in if short)."""
+        """The player to act checks, or calls what it faces (all-in if short).
+
+        >>> table = Table(GameConfig(seats=2), [100, 5], seed=1)
+        >>> table.raise_to(50)
+        >>> table.check_call()  # all-in for 5; the 45 nobody called go back
+        >>> table.done, table.result.showdown, sum(table.total)
+        (True, True, 10)
+        """
         legal = self.legal()
         self._put_in(legal.seat, legal.call)
         self._record(legal.seat, Move.CHECK_CALL, legal.call)
 
     def raise_to(self, total: int) -> None:
-        """The player to act bets or raises to ``total`` chips this round."""
+        """The player to act bets or raises to ``total`` chips this round.
+
+        >>> table = Table(GameConfig(seats=2), [100, 100], seed=1)
+        >>> table.raise_to(3)
+        Traceback (most recent call last):
+        ...
+        poolshark.engine.table.IllegalActionError: seat 0 must raise to between 4 and 100, not 3
+        >>> table.raise_to(4)
+        >>> table.current_bet, table.increment
+        (4, 2)
+        """
         legal = self.legal()
         seat = legal.seat
         if legal.min_raise_to is None or legal.max_raise_to is None:
@@ -228,14 +293,20 @@ class Table:
                 self.increment = size
             self.raises += 1
             self.acted = [False] * self.seats
-        elif self._follows("short-all-in-reopens") and size >= self.largest_raise:
+        elif self._follows(HouseRule.SHORT_ALL_IN_REOPENS) and size >= self.largest_raise:
             self.acted = [False] * self.seats
         self.largest_raise = max(self.largest_raise, size)
         self.current_bet = total
         self._record(seat, Move.RAISE, total)
 
     def act(self, move: Move | str, amount: int = 0) -> None:
-        """Apply an action by kind: ``fold``, ``call`` (check or call) or ``raise`` to amount."""
+        """Apply an action by kind: ``fold``, ``call`` (check or call) or ``raise`` to amount.
+
+        >>> table = Table(GameConfig(seats=2), [100, 100], seed=1)
+        >>> table.act("raise", 6); table.act("fold")
+        >>> table.result.net
+        [2, -2]
+        """
         match Move(move):
             case Move.FOLD:
                 self.fold()
@@ -250,6 +321,12 @@ class Table:
         """Everything needed to rebuild this hand: config, stacks, cards and actions.
 
         Unknown hole cards are written as an empty string.
+
+        >>> table = Table(GameConfig(seats=2), [100, 100], seed=1)
+        >>> table.fold()
+        >>> data = table.to_dict()
+        >>> data["stacks"], data["actions"]
+        ([100, 100], [{'seat': 0, 'move': 'fold', 'amount': 0, 'street': 0}])
         """
         forced = None if self.forced is None else asdict(self.forced)
         return {
@@ -266,7 +343,13 @@ class Table:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Table:
-        """Rebuild a hand from :meth:`to_dict` output by replaying its actions."""
+        """Rebuild a hand from :meth:`to_dict` output by replaying its actions.
+
+        >>> table = Table(GameConfig(seats=2), [100, 100], seed=1)
+        >>> table.raise_to(10); table.check_call()
+        >>> Table.from_dict(table.to_dict()).pot()
+        20
+        """
         table = cls(
             GameConfig.model_validate(data["config"]),
             list(data["stacks"]),
@@ -287,7 +370,13 @@ class Table:
         return table
 
     def replay(self) -> Table:
-        """A fresh table that replays this one's log (it must end in the same state)."""
+        """A fresh table that replays this one's log (it must end in the same state).
+
+        >>> table = Table(GameConfig(seats=3), [100, 100, 100], seed=1)
+        >>> table.raise_to(6); table.fold(); table.fold()
+        >>> table.replay().result == table.result
+        True
+        """
         return Table.from_dict(self.to_dict())
 
     # -- rules ----------------------------------------------------------------------------
@@ -315,9 +404,9 @@ class Table:
         self.to_act = last
         self._advance()
 
-    def _follows(self, variant: str) -> bool:
-        """Whether the hand follows the house rule ``variant`` (``ForcedBets.variants``)."""
-        return self.forced is not None and variant in self.forced.variants
+    def _follows(self, rule: HouseRule) -> bool:
+        """Whether the hand follows the house rule ``rule`` (``ForcedBets.house_rules``)."""
+        return self.forced is not None and rule in self.forced.house_rules
 
     def _post_given_bets(self, forced: ForcedBets) -> None:
         n = self.seats
@@ -332,7 +421,7 @@ class Table:
         if forced.first_to_act is not None:
             opener = (forced.first_to_act - 1) % n  # _advance moves on to the next seat
         self.to_act = opener
-        if self._follows("posted-price"):
+        if self._follows(HouseRule.POSTED_PRICE):
             self.current_bet = max(self.bet)
             self.increment = self.config.big_blind
         else:
@@ -479,10 +568,17 @@ class Table:
         self.result = HandResult(net, rake, pots, showdown, expected_net)
 
     def contested_pots(self) -> list[Pot]:
-        """Main pot first, then side pots; under ``antes-in-main-pot`` the dead money goes
-        whole into a first pot every live player contests, and only the live bets layer."""
+        """Main pot first, then side pots; under ``ANTES_IN_MAIN_POT`` the dead money goes
+        whole into a first pot every live player contests, and only the live bets layer.
+
+        >>> table = Table(GameConfig(seats=3), [100, 100, 20], button=2, seed=1)
+        >>> table.raise_to(20)  # seat 2 all-in (first to act, three-handed: the button)
+        >>> table.raise_to(60); table.check_call()
+        >>> table.contested_pots()
+        [Pot(amount=60, eligible=(0, 1, 2)), Pot(amount=80, eligible=(0, 1))]
+        """
         live = [not f for f in self.folded]
-        if not self._follows("antes-in-main-pot") or not any(self.dead_paid):
+        if not self._follows(HouseRule.ANTES_IN_MAIN_POT) or not any(self.dead_paid):
             return side_pots(self.total, live)
         bets = [t - d for t, d in zip(self.total, self.dead_paid, strict=True)]
         pots = side_pots(bets, live)
@@ -529,7 +625,7 @@ def _forced_from_dict(data: dict[str, Any] | None) -> ForcedBets | None:
         tuple(data["blinds"]),
         tuple(data.get("dead", ())),
         data.get("first_to_act"),
-        tuple(data.get("variants", ())),
+        HouseRule(data.get("house_rules", 0)),
     )
 
 

@@ -1,5 +1,8 @@
 """PokerStars cash-game hand histories (text) to :class:`HandRecord`, and back.
 
+Long module: the reader and the writer of one text format, kept together so that what one
+writes the other reads line for line.
+
 The reader takes one hand's text (see ``histories.split`` for files) and reads it line by
 line: header, table, seats, forced bets, ``*** HOLE CARDS ***`` and the betting rounds,
 showdowns (run it twice included), the pots collected, and the summary. Player names may

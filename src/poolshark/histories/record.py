@@ -13,11 +13,12 @@ the replay accepts although part of it could not be verified carries a code of
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from poolshark.engine.config import Betting
+from poolshark.engine.config import NO_HOUSE_RULES, Betting, HouseRule
 from poolshark.engine.table import Move, Street
 
 #: Every ``HistoryError.reason`` the readers and the replay raise, with what it means.
@@ -70,6 +71,23 @@ VARIANTS: dict[str, str] = {
         " round's largest raise so far"
     ),
 }
+
+
+#: The codes of ``VARIANTS`` that are engine house rules (they change the betting or the
+#: pots), with the engine's flag for each: the one place history vocabulary meets the engine.
+HOUSE_RULE_OF_VARIANT: dict[str, HouseRule] = {
+    "posted-price": HouseRule.POSTED_PRICE,
+    "antes-in-main-pot": HouseRule.ANTES_IN_MAIN_POT,
+    "short-all-in-reopens": HouseRule.SHORT_ALL_IN_REOPENS,
+}
+
+
+def house_rules_of(variants: Iterable[str]) -> HouseRule:
+    """The engine's house-rule flags for a record's variant codes (others are ignored)."""
+    rules = NO_HOUSE_RULES
+    for code in variants:
+        rules |= HOUSE_RULE_OF_VARIANT.get(code, NO_HOUSE_RULES)
+    return rules
 
 
 class HistoryError(ValueError):

@@ -39,6 +39,7 @@ from poolshark.histories.record import (
     HistoryError,
     RecordedAction,
     Seat,
+    house_rules_of,
 )
 
 Reveal = Literal["showdown", "all", "none"]
@@ -236,7 +237,7 @@ def _seat_players(record: HandRecord, rake: int, rules: frozenset[str] = frozens
             hole_cards=[list(h) for h in holes],
             board=list(record.board[:5]),
             seed=0,
-            forced=ForcedBets(record.blinds, record.dead, variants=tuple(sorted(rules))),
+            forced=ForcedBets(record.blinds, record.dead, house_rules=house_rules_of(rules)),
         )
     except (ValueError, CardError) as error:  # pydantic's ValidationError is a ValueError
         raise HistoryError("malformed", f"cannot seat the hand: {_one_line(error)}") from None

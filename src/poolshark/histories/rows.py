@@ -1,5 +1,8 @@
 """Decision rows: the public state immediately before every voluntary action, as a table.
 
+Long module: the compiled row pass and its readable reference (``reference_rows``) build
+the same frame and are kept side by side, so a change to one is seen next to the other.
+
 One row per recorded action (blind and ante posts are not actions): who acts from where,
 stacks, pot, price, how many players are in and still to act, the board, the betting so
 far as a compact string, and what the player did. The columns and their meaning are in
@@ -43,9 +46,41 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from poolshark.engine.config import Betting, GameConfig
+from poolshark.engine.kernel import (
+    ACTED,
+    BET,
+    CHECK_CALL,
+    CURRENT_BET,
+    END_STREET,
+    FACED,
+    FOLD,
+    FOLDED,
+    NEW_STREET,
+    NO_RAISE,
+    RAISE,
+    SEAT_FIELDS,
+    SETTLING,
+    STACK,
+    STREET,
+    TABLE_FIELDS,
+    TO_ACT,
+    TOTAL,
+    Rules,
+    advance,
+    betting_rules,
+    legal_bounds,
+    note_raise,
+    post_given_bets,
+    put_in,
+)
 from poolshark.engine.table import ForcedBets, IllegalActionError, Move, Street, Table
 from poolshark.histories.flat import VARIANT_CODES, WARNINGS, HandArrays, limit_bets, padded
-from poolshark.histories.record import HandRecord, HistoryError
+from poolshark.histories.record import (
+    HOUSE_RULE_OF_VARIANT,
+    HandRecord,
+    HistoryError,
+    house_rules_of,
+)
 from poolshark.histories.replay import FIXED_LIMIT_CAP, FIXED_LIMIT_CAP_4
 
 Int64s = npt.NDArray[np.int64]
@@ -223,96 +258,18 @@ class Tracked:
         return cls(**values)
 
 
-# Per-hand scalars of the compiled pass, kept in one small array so helpers can update them.
-# ``_LARGEST`` is the round's largest raise, short all-ins included (``short-all-in-reopens``).
-_STREET, _TO_ACT, _CURRENT, _INCREMENT, _RAISES, _OVER, _LENGTH, _LARGEST = range(8)
-# Bits of the per-hand house rules the pass follows (``house_rules``).
-_POSTED_PRICE, _SHORT_ALL_IN_REOPENS = 1, 2
-# Rows of the per-seat matrix of the pass: chips behind, this round's bet, the hand's total,
-# the bet faced when last acting, folded, acted this round. One matrix (not six arrays):
-# compiled helpers pay for every array they are handed, and these are handed every action.
-_STACK, _BET, _TOTAL, _FACED, _FOLDED, _ACTED = range(6)
-
-
 @nb.njit(cache=True, nogil=True)
-def _next_to_act(after: int, n: int, seats: Int64s, current: int) -> int:
-    """The first seat clockwise after ``after`` that ``Table`` would ask to act this round
-    (live, with chips, and not yet acted at this price), or -1 (round over)."""
-    for step in range(1, n + 1):
-        s = (after + step) % n
-        settled = seats[_ACTED, s] and seats[_BET, s] == current
-        if seats[_FOLDED, s] == 0 and seats[_STACK, s] > 0 and not settled:
-            return s
-    return -1
-
-
-@nb.njit(cache=True, nogil=True)
-def _unrecorded_check(s: int, n: int, seats: Int64s, current: int) -> bool:
+def _unrecorded_check(r: Rules, seat: Int64s, s: int, current: int) -> bool:
     """Whether seat ``s`` must act but only to check with everyone else all-in: ``Table``
     asks for that check, sites neither ask nor record it."""
-    if seats[_FOLDED, s] or seats[_STACK, s] <= 0 or seats[_BET, s] != current:
+    if seat[FOLDED, s] or seat[STACK, s] <= 0 or seat[BET, s] != current:
         return False
-    if seats[_ACTED, s]:
+    if seat[ACTED, s]:
         return False
     able_others = 0
-    for t in range(n):
-        able_others += t != s and seats[_FOLDED, t] == 0 and seats[_STACK, t] > 0
+    for t in range(r.seats):
+        able_others += t != s and seat[FOLDED, t] == 0 and seat[STACK, t] > 0
     return able_others == 0
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _return_uncalled(n: int, seats: Int64s) -> None:
-    """Give back the part of the largest bet nobody matched (``Table._return_uncalled``)."""
-    top = 0
-    for s in range(1, n):
-        if seats[_BET, s] > seats[_BET, top]:
-            top = s
-    second = 0
-    for s in range(n):
-        if s != top and seats[_BET, s] > second:
-            second = seats[_BET, s]
-    excess = seats[_BET, top] - second
-    if excess > 0:
-        seats[_BET, top] -= excess
-        seats[_TOTAL, top] -= excess
-        seats[_STACK, top] += excess
-
-
-@nb.njit(cache=True, nogil=True)
-def _advance(
-    after: int, n: int, button: int, big_blind: int, state: Int64s, seats: Int64s, line: UInt8s
-) -> None:
-    """After seat ``after`` acted: the next player, the next street (a ``/`` in the
-    history line), or the end of the hand, as ``Table._advance`` does."""
-    alive = 0
-    for s in range(n):
-        alive += seats[_FOLDED, s] == 0
-    if alive == 1:
-        _return_uncalled(n, seats)
-        state[_OVER] = 1
-        return
-    state[_TO_ACT] = _next_to_act(after, n, seats, state[_CURRENT])
-    if state[_TO_ACT] >= 0:
-        return
-    _return_uncalled(n, seats)
-    able = 0
-    for s in range(n):
-        able += seats[_FOLDED, s] == 0 and seats[_STACK, s] > 0
-    if state[_STREET] == 3 or able <= 1:
-        state[_OVER] = 1
-        return
-    state[_STREET] += 1
-    line[state[_LENGTH]] = 47  # /
-    state[_LENGTH] += 1
-    for s in range(n):
-        seats[_BET, s] = 0
-        seats[_ACTED, s] = 0
-        seats[_FACED, s] = 0
-    state[_CURRENT] = 0
-    state[_INCREMENT] = big_blind
-    state[_RAISES] = 0
-    state[_LARGEST] = 0
-    state[_TO_ACT] = _next_to_act(button, n, seats, 0)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -356,44 +313,14 @@ TOKEN_BYTES = 28
 street separator), used to size the history buffers."""
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
-def _full_raise(small_bet: int, big_bet: int, street: int, increment: int) -> int:
-    """The smallest raise that reopens the betting (``Table._full_raise_size``): the
-    fixed-limit bet of the street, else (``small_bet`` 0: no-limit) the last increment."""
-    if small_bet:
-        return small_bet if street < 2 else big_bet
-    return increment
-
-
 @nb.njit(cache=True, nogil=True)
-def _raise_code(
-    p: int, to: int, n: int, small_bet: int, big_bet: int, cap: int, state: Int64s, seats: Int64s
-) -> int:
-    """0 when player ``p`` may raise to ``to`` now (``Table._raise_bounds``), else the error.
-    ``small_bet`` and ``big_bet`` are a fixed-limit game's bets, zeros in no-limit; ``cap``
-    its bets and raises per round."""
-    current = state[_CURRENT]
-    stack = seats[_STACK, p]
-    bet = seats[_BET, p]
-    owed = min(current - bet, stack)
-    others = 0
-    alive = 0
-    for s in range(n):
-        if seats[_FOLDED, s] == 0:
-            alive += 1
-            if s != p and seats[_STACK, s] > 0:
-                others += 1
-    full = _full_raise(small_bet, big_bet, state[_STREET], state[_INCREMENT])
-    reopened = seats[_ACTED, p] == 0 or current - seats[_FACED, p] >= full
-    if stack <= owed or others == 0 or not reopened:
+def _raise_code(r: Rules, seat: Int64s, table: Int64s, to: int) -> int:
+    """0 when the player to act may raise to ``to`` now (``kernel.legal_bounds``), 8 when
+    raising is not allowed, 9 for a size out of bounds."""
+    _, low, high = legal_bounds(r, seat, table)
+    if low == NO_RAISE:
         return 8
-    most = bet + stack
-    if small_bet:
-        if alive != 2 and state[_RAISES] >= cap:
-            return 8
-        return 0 if to == min(current + full, most) else 9
-    least = min(current + state[_INCREMENT], most)
-    return 0 if least <= to <= most else 9
+    return 0 if low <= to <= high else 9
 
 
 @nb.njit(cache=True, nogil=True)
@@ -417,12 +344,13 @@ def _track_hands(
 ) -> tuple[Any, ...]:
     """Follow every hand's betting action by action, recording the state before each.
 
-    Mirrors ``Table`` (posting, order of play, raise rules, uncalled bets, streets) and
-    stops a hand at the first action it cannot follow, with an error code. A call's
-    ``amount_of`` and an ``all_in_of`` flag are checked unless ``UNSTATED`` (-1). Per
+    Plays by the rules kernel (``engine.kernel``: posting, order of play, raise rules,
+    uncalled bets, streets), as ``Table`` does, and stops a hand at the first action it
+    cannot follow, with an error code. A call's ``amount_of`` and an ``all_in_of`` flag
+    are checked unless ``UNSTATED`` (-1). Per
     hand that was followed to its end, the chips each player put in (uncalled bets
     returned), who folded and the last street are kept for the settlement check.
-    ``cap`` is each hand's fixed-limit raise cap, ``house`` its house-rule bits. A
+    ``cap`` is each hand's fixed-limit raise cap, ``house`` its ``HouseRule`` bits. A
     fixed-limit hand whose raise breaks its ``cap`` of a bet and three raises but keeps to
     four goes on under four: its ``cap`` entry is widened in place (``limit-cap-4``).
     """
@@ -454,8 +382,8 @@ def _track_hands(
     board_offsets = np.zeros(actions + 1, np.int64)
     board_cards = np.empty(5 * actions, np.uint8)
     line = np.empty(TOKEN_BYTES * (longest + 1), np.uint8)  # this hand's history so far
-    state = np.zeros(8, np.int64)
-    seats = np.zeros((6, MAX_SEATS), np.int64)
+    table = np.zeros(TABLE_FIELDS, np.int64)
+    seat = np.zeros((SEAT_FIELDS, MAX_SEATS), np.int64)
     cursor = 0
     board_cursor = 0
     for h in range(hands):
@@ -472,79 +400,70 @@ def _track_hands(
             if seat_stack[base + s] <= 0:
                 code = 1
         done = first  # actions before this one were followed
+        length = 0  # bytes of this hand's history line
         if code == 0:
-            # Forced bets: dead money, then live blinds; a short stack posts what it has.
-            state[:] = 0
-            seats[:] = 0
-            largest = 0
-            posted = 0
-            for s in range(n):
-                dead = min(seat_dead[base + s], seat_stack[base + s])
-                behind = seat_stack[base + s] - dead
-                paid = min(seat_blind[base + s], behind)
-                seats[_STACK, s] = behind - paid
-                seats[_BET, s] = paid
-                seats[_TOTAL, s] = dead + paid
-                largest = max(largest, seat_blind[base + s])
-                posted = max(posted, paid)
-            if house[h] & _POSTED_PRICE:  # the price is the largest bet actually posted
-                state[_CURRENT] = posted
-                state[_INCREMENT] = bb
-            else:  # a short blind posts what it has; the price is full
-                state[_CURRENT] = largest
-                state[_INCREMENT] = max(bb, largest)
-            state[_RAISES] = 1
-            anchor = btn
-            for step in range(1, n + 1):
-                if seat_blind[base + (btn + step) % n] == largest:
-                    anchor = (btn + step) % n
-                    break
-            _advance(anchor, n, btn, bb, state, seats, line)
+            r = betting_rules(n, bb, small_bet, big_bet, cap[h], house[h])
+            table[:] = 0
+            seat[:] = 0
+            posted = post_given_bets(
+                r,
+                seat,
+                table,
+                btn,
+                seat_stack[base : base + n],
+                seat_blind[base : base + n],
+                seat_dead[base : base + n],
+            )
+            if posted == NEW_STREET:
+                line[length] = 47  # /
+                length += 1
             for a in range(first, last + 1):
                 p = player_of[a] if a < last else -1
                 while (
-                    not state[_OVER]
-                    and state[_TO_ACT] != p
-                    and _unrecorded_check(state[_TO_ACT], n, seats, state[_CURRENT])
+                    table[STREET] != SETTLING
+                    and table[TO_ACT] != p
+                    and _unrecorded_check(r, seat, table[TO_ACT], table[CURRENT_BET])
                 ):
-                    seats[_ACTED, state[_TO_ACT]] = 1
-                    seats[_FACED, state[_TO_ACT]] = state[_CURRENT]
-                    _advance(state[_TO_ACT], n, btn, bb, state, seats, line)
+                    seat[ACTED, table[TO_ACT]] = 1
+                    seat[FACED, table[TO_ACT]] = table[CURRENT_BET]
+                    if advance(r, seat, table) == NEW_STREET:
+                        line[length] = 47  # /
+                        length += 1
                 if a == last:
-                    if not state[_OVER]:
+                    if table[STREET] != SETTLING:
                         code = 10
                     break
-                street = state[_STREET]
-                current = state[_CURRENT]
+                street = table[STREET]
+                current = table[CURRENT_BET]
                 if p < 0 or p >= n:
                     code = 2
-                elif state[_OVER]:
+                elif street == SETTLING:
                     code = 3
                 elif street_of[a] != street:
                     code = 4
-                elif p != state[_TO_ACT]:
+                elif p != table[TO_ACT]:
                     code = 5
                 elif street > 0 and board[h, street + 1] < 0:
                     code = 11
                 if code != 0:
                     break
                 # The state before the action: the row.
-                stack = seats[_STACK, p]
-                owed = min(current - seats[_BET, p], stack)
+                stack = seat[STACK, p]
+                owed = min(current - seat[BET, p], stack)
                 alive = 0
                 able = 0
                 pot = 0
                 for s in range(n):
-                    live = seats[_FOLDED, s] == 0
+                    live = seat[FOLDED, s] == 0
                     alive += live
-                    able += live and seats[_STACK, s] > 0
-                    pot += seats[_TOTAL, s]
+                    able += live and seat[STACK, s] > 0
+                    pot += seat[TOTAL, s]
                 waiting = 0  # others who must act, less checks nobody could answer
                 for s in range(n):
-                    if s == p or seats[_FOLDED, s] or seats[_STACK, s] <= 0:
+                    if s == p or seat[FOLDED, s] or seat[STACK, s] <= 0:
                         continue
-                    matched = seats[_BET, s] == current
-                    if not (seats[_ACTED, s] and matched) and (not matched or able > 1):
+                    matched = seat[BET, s] == current
+                    if not (seat[ACTED, s] and matched) and (not matched or able > 1):
                         waiting += 1
                 out_stack[a] = stack
                 out_pot[a] = pot
@@ -555,60 +474,48 @@ def _track_hands(
                 # The action itself.
                 move = move_of[a]
                 to = 0
-                if move == 0:  # PokerStars lets a player fold even when checking is free
-                    seats[_FOLDED, p] = 1
+                if move == FOLD:  # PokerStars lets a player fold even when checking is free
+                    seat[FOLDED, p] = 1
                     out_code[a] = 0
-                elif move == 1:
+                elif move == CHECK_CALL:
                     if amount_of[a] != owed and amount_of[a] >= 0:
                         code = 7
                         break
-                    seats[_STACK, p] -= owed
-                    seats[_BET, p] += owed
-                    seats[_TOTAL, p] += owed
+                    put_in(seat, p, owed)
                     out_put[a] = owed
                     out_code[a] = 2 if owed > 0 else 1
-                elif move == 2:
+                elif move == RAISE:
                     to = amount_of[a]
-                    code = _raise_code(p, to, n, small_bet, big_bet, cap[h], state, seats)
+                    code = _raise_code(r, seat, table, to)
                     if code == 8 and small_bet and cap[h] == FIXED_LIMIT_CAP:
                         # A raise over the cap of three: the hand shows the cap of four
                         # (``limit-cap-4``) if that allows it, as the replay decides.
-                        wider = _raise_code(
-                            p, to, n, small_bet, big_bet, FIXED_LIMIT_CAP_4, state, seats
+                        wider = betting_rules(
+                            n, bb, small_bet, big_bet, FIXED_LIMIT_CAP_4, house[h]
                         )
-                        if wider != 8:
+                        wider_code = _raise_code(wider, seat, table, to)
+                        if wider_code != 8:
                             cap[h] = FIXED_LIMIT_CAP_4
-                            code = wider
+                            code = wider_code
+                            r = wider
                     if code != 0:
                         break
-                    if to - current >= _full_raise(small_bet, big_bet, street, state[_INCREMENT]):
-                        if not small_bet:
-                            state[_INCREMENT] = to - current
-                        state[_RAISES] += 1
-                        for s in range(n):
-                            seats[_ACTED, s] = 0
-                    elif house[h] & _SHORT_ALL_IN_REOPENS and to - current >= state[_LARGEST]:
-                        for s in range(n):
-                            seats[_ACTED, s] = 0
-                    state[_LARGEST] = max(state[_LARGEST], to - current)
-                    out_code[a] = 3 if current == 0 else 4
-                    put = to - seats[_BET, p]
+                    put = to - seat[BET, p]
                     out_put[a] = put
                     out_to[a] = to
-                    seats[_STACK, p] -= put
-                    seats[_TOTAL, p] += put
-                    seats[_BET, p] = to
-                    state[_CURRENT] = to
+                    out_code[a] = 3 if current == 0 else 4
+                    put_in(seat, p, put)
+                    note_raise(r, seat, table, to)
                 else:
                     code = 12
                     break
-                broke = seats[_STACK, p] == 0
-                out_all_in[a] = 1 if move != 0 and broke else 0
+                broke = seat[STACK, p] == 0
+                out_all_in[a] = 1 if move != FOLD and broke else 0
                 if all_in_of[a] >= 0 and all_in_of[a] != out_all_in[a]:
                     code = 13
                     break
-                seats[_ACTED, p] = 1
-                seats[_FACED, p] = state[_CURRENT]
+                seat[ACTED, p] = 1
+                seat[FACED, p] = table[CURRENT_BET]
                 done = a + 1
                 # The history before this action, then this action's token.
                 shown = 0 if street == 0 else street + 2
@@ -616,21 +523,22 @@ def _track_hands(
                     board_cards[board_cursor + c] = board[h, c]
                 board_cursor += shown
                 board_offsets[a + 1] = board_cursor
-                length = state[_LENGTH]
                 for c in range(length):
                     history[cursor + c] = line[c]
                 cursor += length
                 history_offsets[a + 1] = cursor
-                state[_LENGTH] = _write_token(line, length, out_code[a], to, bb, broke)
-                _advance(p, n, btn, bb, state, seats, line)
+                length = _write_token(line, length, out_code[a], to, bb, broke)
+                if advance(r, seat, table) == NEW_STREET:
+                    line[length] = 47  # /
+                    length += 1
         error[h] = code
         if code != 0:
             error_action[h] = done - first
         else:
-            final_street[h] = state[_STREET]
+            final_street[h] = table[END_STREET]
             for s in range(n):
-                final_total[base + s] = seats[_TOTAL, s]
-                final_folded[base + s] = seats[_FOLDED, s]
+                final_total[base + s] = seat[TOTAL, s]
+                final_folded[base + s] = seat[FOLDED, s]
         for a in range(done, last):  # rows never written: empty, so offsets stay ordered
             history_offsets[a + 1] = cursor
             board_offsets[a + 1] = board_cursor
@@ -711,12 +619,13 @@ def track(arrays: HandArrays) -> Tracked:
 
 
 def house_rules(arrays: HandArrays) -> Int64s:
-    """Per hand, the bits of the betting house rules its record shows that the pass
-    follows like ``Table``: ``posted-price`` and ``short-all-in-reopens``."""
+    """Per hand, the engine's :class:`HouseRule` bits for the house rules its record shows
+    (``record.HOUSE_RULE_OF_VARIANT``); the pass follows the betting ones like ``Table``."""
     bits = arrays.variant_bits().astype(np.int64)
-    posted = bits >> VARIANT_CODES.index("posted-price") & 1
-    reopens = bits >> VARIANT_CODES.index("short-all-in-reopens") & 1
-    return posted * _POSTED_PRICE + reopens * _SHORT_ALL_IN_REOPENS
+    rules = np.zeros(arrays.hands, dtype=np.int64)
+    for code, rule in HOUSE_RULE_OF_VARIANT.items():
+        rules |= (bits >> VARIANT_CODES.index(code) & 1) * int(rule)
+    return rules
 
 
 def raise_caps(arrays: HandArrays) -> Int64s:
@@ -968,7 +877,9 @@ def table_for(record: HandRecord) -> Table:
     holes = [list(h) if len(h) == 2 else [] for h in record.hole_cards[:n]]
     holes.extend([] for _ in range(n - len(holes)))
     forced = ForcedBets(
-        tuple(padded(record.blinds, n)), tuple(padded(record.dead, n)), variants=record.variants
+        tuple(padded(record.blinds, n)),
+        tuple(padded(record.dead, n)),
+        house_rules=house_rules_of(record.variants),
     )
     return Table(
         config,

@@ -4,11 +4,12 @@ After the row pass (``rows.track``) has followed a hand's betting to its end, wh
 of the engine replay's judgement (``replay.judge``) is the outcome: the board must have as
 many cards as the hand dealt, the pot the history states must be the chips put in, the
 rake must fit in the pot, and the winnings must be what the rules pay. The rules are the
-engine's (``engine.pots``): pots layered by the live players' contributions (dead chips
-above every live level join the last pot), rake from the main pot first, each pot to the
-best hand among those eligible (unknown cards lose), odd chips one by one clockwise from
-the button's left. A pot contested only by unknown hands may go to whoever the history
-says, as long as they were still in the hand.
+engine's, paid by its compiled rules kernel (``kernel.layer_pots``, ``kernel.award_pots``;
+``engine.pots`` is their readable reference): pots layered by the live players'
+contributions (dead chips above every live level join the last pot), rake from the main
+pot first, each pot to the best hand among those eligible (unknown cards lose), odd chips
+one by one clockwise from the button's left. A pot contested only by unknown hands may
+go to whoever the history says, as long as they were still in the hand.
 
 :func:`settle` answers per hand: 0 when the replay would accept the hand as it is (and
 without a warning), or the first check that fails. A nonzero answer is not a verdict:
@@ -23,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.cards.evaluator import KEY_INIT, tables, value_of
+from poolshark.engine.kernel import award_pots, layer_pots
 from poolshark.histories.fast_phh import RAKE_FROM_POT
 from poolshark.histories.flat import HandArrays
 from poolshark.histories.rows import Tracked
@@ -100,10 +102,8 @@ def _settle_hands(
     out = np.zeros(hands, np.int8)
     value = np.zeros(10, np.int64)
     paid = np.zeros(10, np.int64)
-    levels = np.zeros(10, np.int64)
     pot_amount = np.zeros(11, np.int64)
     pot_level = np.zeros(11, np.int64)
-    winners = np.zeros(10, np.int64)
     used = np.zeros(52, np.int8)
     for h in range(hands):
         if track_error[h] != 0:
@@ -179,74 +179,25 @@ def _settle_hands(
                     key += card_key[board[h, c]]
                     mask |= card_mask[board[h, c]]
                 value[s] = value_of(key, mask, row_base, rank_table, flush_table)
-        # Pots layered by the live players' contributions (engine.pots.side_pots).
-        count = 0
-        for s in range(n):
-            c = final_total[base + s]
-            if final_folded[base + s] or c <= 0:
-                continue
-            at = count  # insert c in order, once
-            for k in range(count):
-                if levels[k] >= c:
-                    at = k
-                    break
-            if at < count and levels[at] == c:
-                continue
-            for k in range(count, at, -1):
-                levels[k] = levels[k - 1]
-            levels[at] = c
-            count += 1
-        pots = 0
-        previous = 0
-        layered = 0
-        for k in range(count):
-            level = levels[k]
-            amount = 0
-            for s in range(n):
-                c = final_total[base + s]
-                amount += min(c, level) - min(c, previous)
-            pot_amount[pots] = amount
-            pot_level[pots] = level
-            pots += 1
-            layered += amount
-            previous = level
-        if pot - layered:  # dead chips above every live level
-            if pots:
-                pot_amount[pots - 1] += pot - layered
-            else:
-                pot_amount[0] = pot - layered
-                pot_level[0] = 0  # open to every live player
-                pots = 1
-        left = rake  # rake from the main pot first (engine.pots.take_rake)
-        for k in range(pots):
-            taken = min(left, pot_amount[k])
-            pot_amount[k] -= taken
-            left -= taken
-        # Pay each pot (engine.pots.split_pot), and note pots only unknown hands contest.
+        # Pots layered by the live players' contributions, rake from the main pot first,
+        # each to its best hands with odd chips clockwise from the button's left: the
+        # rules kernel's settlement.
+        total = final_total[base : base + n]
+        folded = final_folded[base : base + n]
+        pots = layer_pots(total, folded, pot, rake, pot_level, pot_amount)
         paid[:n] = 0
+        award_pots(btn, total, folded, value[:n], pot_level, pot_amount, pots, paid[:n])
+        # Pots only unknown hands contest: the rules cannot name their winner.
         undecided = False
         for k in range(pots):
             eligible = 0
             known = 0
-            best = -1
             for s in range(n):
-                if not final_folded[base + s] and final_total[base + s] >= pot_level[k]:
+                if not folded[s] and total[s] >= pot_level[k]:
                     eligible += 1
                     known += hole[base + s, 0] >= 0
-                    best = max(best, value[s])
             if eligible > 1 and known == 0:
                 undecided = True
-            tied = 0
-            for step in range(n):  # clockwise from the button's left
-                s = (btn + 1 + step) % n
-                eligible_s = not final_folded[base + s] and final_total[base + s] >= pot_level[k]
-                if eligible_s and (not showdown or value[s] == best):
-                    winners[tied] = s
-                    tied += 1
-            share = pot_amount[k] // tied
-            odd = pot_amount[k] - share * tied
-            for w in range(tied):
-                paid[winners[w]] += share + (1 if w < odd else 0)
         same = True
         for s in range(n):
             same &= paid[s] == winnings[base + s]

@@ -51,6 +51,23 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.engine.config import Betting, GameConfig
+from poolshark.engine.kernel import (
+    ACTED,
+    BET,
+    CURRENT_BET,
+    FACED,
+    FOLDED,
+    INCREMENT,
+    NO_RAISE,
+    SEAT_FIELDS,
+    STACK,
+    STREET,
+    TABLE_FIELDS,
+    TO_ACT,
+    betting_rules,
+    legal_bounds,
+    note_raise,
+)
 from poolshark.engine.table import Move, Street, Table
 
 Floats = npt.NDArray[np.float64]
@@ -350,10 +367,14 @@ def fill_features(
     length: int,
     out: Floats,
 ) -> None:
-    """Write the context of ``seat`` into ``out`` from one hand's state and log prefix."""
-    folded = np.zeros(seats, dtype=np.bool_)
-    acted = np.zeros(seats, dtype=np.bool_)
-    faced = np.zeros(seats, dtype=np.int64)
+    """Write the context of ``seat`` into ``out`` from one hand's state and log prefix.
+
+    The betting of the current street is replayed through the rules kernel
+    (``kernel.note_raise``: the raise increment and who may raise again), and the legal
+    amounts come from ``kernel.legal_bounds``, as ``Table.legal`` gives them."""
+    rules = betting_rules(seats, big_blind, 0, 0, 0, 0)
+    state = np.zeros((SEAT_FIELDS, seats), dtype=np.int64)
+    table = np.zeros(TABLE_FIELDS, dtype=np.int64)
     first_raiser = np.full(4, -1, dtype=np.int64)
     last_raiser = np.full(4, -1, dtype=np.int64)
     preflop_raises = 0
@@ -361,12 +382,13 @@ def fill_features(
     limpers = 0
     street_raises = 0
     checked = False
-    level = max(big_blind, straddle) if street == 0 else 0
-    increment = max(big_blind, straddle) if street == 0 else big_blind
+    table[STREET] = street
+    table[CURRENT_BET] = max(big_blind, straddle) if street == 0 else 0
+    table[INCREMENT] = max(big_blind, straddle) if street == 0 else big_blind
     for j in range(length):
         s, move, amount, st = log_seat[j], log_move[j], log_amount[j], log_street[j]
         if move == MOVE_FOLD:
-            folded[s] = True
+            state[FOLDED, s] = 1
         if st == 0 and move == MOVE_RAISE:
             preflop_raises += 1
             if s == seat:
@@ -380,35 +402,29 @@ def fill_features(
         if st == street:
             if move == MOVE_RAISE:
                 street_raises += 1
-                if amount - level >= increment:
-                    increment = amount - level
-                    acted[:] = False
-                level = amount
-            acted[s] = True
-            faced[s] = level
+                note_raise(rules, state, table, amount)
+            state[ACTED, s] = 1
+            state[FACED, s] = table[CURRENT_BET]
             if s == seat and move == MOVE_CALL and amount == 0:
                 checked = True
-    to_call = min(level - bets[seat], stacks[seat])
-    others_can_act = False
+    state[STACK] = stacks
+    state[BET] = bets
+    table[TO_ACT] = seat
+    to_call, min_raise_to, max_raise_to = legal_bounds(rules, state, table)
+    level = table[CURRENT_BET]
     in_position = True
     alive = 0
     deepest = 0
     mine = (seat - button - 1) % seats
     for s in range(seats):
-        if folded[s]:
+        if state[FOLDED, s]:
             continue
         alive += 1
         if s == seat:
             continue
         deepest = max(deepest, stacks[s])
-        if stacks[s] > 0:
-            others_can_act = True
-            if (s - button - 1) % seats > mine:
-                in_position = False
-    reopened = not acted[seat] or level - faced[seat] >= increment
-    most = bets[seat] + stacks[seat]
-    can_raise = stacks[seat] > to_call and others_can_act and reopened
-    least = level + (increment if level > 0 else big_blind)
+        if stacks[s] > 0 and (s - button - 1) % seats > mine:
+            in_position = False
     facing = min(preflop_raises + 1, 4) if preflop_raises > 0 else int(limpers > 0)
     previous = last_raiser[street - 1] if street > 0 else -1
     out[0] = _position(seat, button, seats)
@@ -432,8 +448,8 @@ def fill_features(
     out[18] = bets[seat]
     out[19] = stacks[seat]
     out[20] = level
-    out[21] = min(least, most) if can_raise else 0
-    out[22] = most if can_raise else 0
+    out[21] = 0 if min_raise_to == NO_RAISE else min_raise_to
+    out[22] = 0 if max_raise_to == NO_RAISE else max_raise_to
     out[23] = big_blind
 
 
