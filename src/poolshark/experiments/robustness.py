@@ -10,8 +10,8 @@ measured on other hands of the pool with every card known: the mean KL divergenc
 decision from the pool's exact average-player policy to the model (nats). Against each
 model a plain PPO exploiter and a safe one (``safe_kl_coef`` times the KL to the model's
 own policy) are trained, and both are evaluated against the true pool (and the model
-they trained on) in bb/100 with 95% intervals. A ceiling exploiter, trained on the pool's true styles, is
-trained once as the reference.
+they trained on) in bb/100 with 95% intervals. A ceiling exploiter, trained on the pool's
+true styles, is trained once as the reference.
 
 Every point writes ``points/<name>.json`` atomically when it is complete, the ceiling
 ``ceiling.json``; a run started again skips what is recorded and resumes inside a
