@@ -1,8 +1,9 @@
 """Matches between agents on the batched engine, with honest error bars.
 
 :func:`play_match` seats agents by a *lineup* (one agent index per seat slot) at
-thousands of :class:`~poolshark.engine.batched.BatchedTables` and plays complete hands;
-every step gathers the pending decisions of each agent into one batched call. Stacks
+thousands of :class:`~poolshark.engine.batched.BatchedTables` and plays complete hands
+through the one batched play loop (:class:`~poolshark.play.loop.PlayLoop`; a match is a
+face over it): every step gathers the pending decisions of each agent into one call. Stacks
 reset to ``depth_bb`` every hand (cash-game win rates, no carry-over).
 
 * **Positions.** The button stays on seat 0 and the lineup is rotated instead: hand ``k``
