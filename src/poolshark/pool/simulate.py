@@ -14,11 +14,12 @@ pool's depth. Finished hands come out as arrays (:class:`SimulatedHands`): cards
 button, players, the action log, results: the ground truth.
 
 The hands are then written as PokerStars text by a compiled formatter
-(:func:`pokerstars_text`, over :mod:`~poolshark.pool.stars_text`) that builds the bytes from
-the arrays with precomputed string pieces. It prints exactly what ``histories.pokerstars.write_pokerstars`` prints for the
-record of the same hand (``SimulatedHands.record``), which the tests check byte for byte;
-it exists because building records and writing them one by one in Python is some 15 to 50
-times slower (``benchmarks/pool.py``). PHH goes through the records and ``write_phh``.
+(:func:`pokerstars_text`, over :mod:`~poolshark.pool.stars_text`) that builds the bytes
+from the arrays with precomputed string pieces. It prints exactly what
+``histories.pokerstars.write_pokerstars`` prints for the record of the same hand
+(``SimulatedHands.record``), which the tests check byte for byte; it exists because
+building records and writing them one by one in Python is some 15 to 50 times slower
+(``benchmarks/pool.py``). PHH goes through the records and ``write_phh``.
 :func:`write_simulation` writes a whole run: text files, optional PHH files and the
 ground-truth sidecar (Parquet: every seat's hole cards, player and style per hand, never
 read by learners).
