@@ -12,8 +12,8 @@
 
 Policies are plain callables ``policy(observations, masks) -> choices`` over batches, so a
 torch model, a scripted style or a uniform-random stand-in all fit. Each is a face over the
-play loop (``play.loop``): seat ``s``'s policy is an agent (:class:`PolicyAgent`) that owns
-seat ``s``, and the choices given to ``step`` / ``act`` are one more agent's.
+play loop (``play.loop``): the seats' policies are one agent (:class:`SeatPolicies`), the
+choices given to ``step`` / ``act`` another.
 """
 
 from __future__ import annotations
@@ -51,19 +51,26 @@ def random_policy(seed: int = 0) -> Policy:
     return choose
 
 
-class PolicyAgent:
-    """A policy over observations as an agent: it sees the encoder's observation of the
-    player to act and the legal mask of ``actions``, and its choices become exact moves."""
+class SeatPolicies:
+    """Policies over observations, one per seat, as one agent: it encodes the observations
+    of the players to act and their legal masks of ``actions`` once, asks each seat's
+    policy for its own rows (in seat order), and turns the choices into exact moves."""
 
-    def __init__(self, policy: Policy, encoder: ObservationEncoder, actions: ActionSet) -> None:
-        self.policy, self.encoder, self.actions = policy, encoder, actions
+    def __init__(
+        self, policies: Sequence[Policy], encoder: ObservationEncoder, actions: ActionSet
+    ) -> None:
+        self.policies, self.encoder, self.actions = list(policies), encoder, actions
 
     def act(self, decisions: Decisions) -> Moves:
-        """One policy call for all of these decisions."""
-        tables = decisions.tables
-        observations = self.encoder.encode(decisions.batch, tables, decisions.seats)
-        choices = self.policy(observations, decisions.mask(self.actions))
-        return _moves_of(decisions, self.actions, np.asarray(choices, dtype=np.int64))
+        """One call per seat's policy for that seat's decisions."""
+        seats = decisions.seats
+        observations = self.encoder.encode(decisions.batch, decisions.tables, seats)
+        masks = decisions.mask(self.actions)
+        choices = np.zeros(decisions.size, dtype=np.int64)
+        for seat in np.unique(seats).tolist():
+            pick = seats == seat
+            choices[pick] = np.asarray(self.policies[seat](observations[pick], masks[pick]))
+        return _moves_of(decisions, self.actions, choices)
 
 
 class _GivenChoices:
@@ -88,15 +95,15 @@ def _moves_of(decisions: Decisions, actions: ActionSet, choices: Int64s) -> Move
 
 
 class _Driver:
-    """Shared machinery: a play loop that never stops dealing, seat ``s`` owned by agent
-    ``s`` (agent 0 plays the choices given from outside); finished hands' results are
-    collected for the caller."""
+    """Shared machinery: a play loop that never stops dealing, where agent 0 plays the
+    choices given from outside (in seat 0, or every seat without policies) and agent 1 the
+    other seats' policies; finished hands' results are collected for the caller."""
 
     def __init__(
         self,
         config: GameConfig,
         tables: int,
-        opponents: Sequence[Policy],
+        policies: Sequence[Policy],
         *,
         encoder: ObservationEncoder | None,
         actions: ActionSet,
@@ -112,14 +119,16 @@ class _Driver:
         self.depth = depth
         self.given = _GivenChoices(actions)
         agents: list[Agent] = [self.given]
-        agents += [PolicyAgent(policy, self.encoder, actions) for policy in opponents]
         seats = config.seats
-        self.seat_owner = np.arange(seats) if opponents else np.zeros(seats, dtype=np.int64)
+        self.seat_owner = np.zeros(seats, dtype=np.int64)
+        if policies:
+            agents.append(SeatPolicies(policies, self.encoder, actions))
+            self.seat_owner[1:] = 1
         self.expected_results = expected_results
         self.loop = PlayLoop(
             self.batch,
             agents,
-            [f"seat {s}" for s in range(len(agents))],
+            ["given choices", "seat policies"][: len(agents)],
             [np.random.default_rng(seed)] * len(agents),  # unused: policies keep their own
             self,
             hands_per_table=None,
@@ -192,7 +201,7 @@ class VectorEnv(_Driver):
         super().__init__(
             config,
             tables,
-            policies[1:],
+            policies,
             encoder=encoder,
             actions=actions or ActionSet(),
             depth=depth_bb * config.big_blind,

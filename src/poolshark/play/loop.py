@@ -136,7 +136,8 @@ class PlayLoop:
         owners = self.owner[tables, seats]
         moves = np.full(batch.size, -1, dtype=np.int64)  # -1: this table waits
         amounts = np.zeros(batch.size, dtype=np.int64)
-        for a in np.unique(owners).tolist():
+        count = len(self.agents)
+        for a in np.flatnonzero(np.bincount(owners, minlength=count)).tolist():
             pick = owners == a
             at = tables[pick]
             decisions = Decisions(batch, at, seats[pick], self.hand_ids[at], legal, self.rngs[a])
@@ -148,7 +149,8 @@ class PlayLoop:
         start = time.perf_counter()
         coerced_before = batch.table[tables, COERCED]
         batch.step(moves, amounts)
-        np.add.at(self.coerced, owners, batch.table[tables, COERCED] - coerced_before)
+        coerced = batch.table[tables, COERCED] - coerced_before
+        self.coerced += np.bincount(owners, weights=coerced, minlength=count).astype(np.int64)
         self.engine_seconds += time.perf_counter() - start
         self.face.stepped(tables, seats, owners)
 
