@@ -8,12 +8,13 @@ the table is seated with fresh players from the pool and dealt again.
 ``pool.simulate.Simulator`` drives it.
 
 It stays a compiled loop rather than a face over ``play.loop``: the loop sits above the
-agents (the pool sits below them), it plays these styles slower (measured: 20,000 hands of
-micro-zoom, the same styles as ``StyleAgent.from_pool`` through ``play_match``, 1.0 to 2.6
-times slower than this kernel in interleaved runs, before this kernel's extra work of
-logging the hands and seating distinct players), and the simulation's output (distinct
-players per hand, the action flags) is not what a match books. ``tests/test_play_loop.py``
-checks that both play a pool alike (the same preflop frequencies).
+agents (the pool sits below them), it plays these styles slower (measured, CPU time of
+20,000 hands of micro-zoom: this kernel 20,300-20,700 hands/s, the same styles as
+``StyleAgent.from_pool`` through ``play_match`` 10,500-13,100, 1.6 to 2.0 times slower,
+though the kernel also logs every hand and seats distinct players), and the simulation's
+output (distinct players per hand, the action flags) is not what a match books.
+``tests/test_play_loop.py`` checks that both play a pool alike (the same preflop
+frequencies).
 """
 
 from __future__ import annotations
