@@ -35,8 +35,8 @@ import time
 
 from common import emit, parse_args, print_table
 from poolshark.agents import load_agent
+from poolshark.engine.runouts import AllInEV
 from poolshark.evaluate import MatchConfig, MatchResult, default_lineup, play_match
-from poolshark.evaluate.match import AllInEV
 from poolshark.pool.play import play_hands
 from poolshark.pool.pools import load_pool
 

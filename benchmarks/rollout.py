@@ -5,7 +5,7 @@ Run from the repository root::
     python benchmarks/rollout.py [--quick] [--seed N] [--json] [--device cpu|cuda]
 
 Every figure is 6-max no-limit, blinds 1/2, 100 big blinds, torch on one thread, and
-counts complete hands. The rollout (``train.rollout.Rollout.collect``) is the full loop:
+counts complete hands. The rollout (``exploit.rollout.Rollout.collect``) is the full loop:
 the learner's features and one forward pass of the actor per step (``ActorCritic``,
 2 x 256 tanh, untrained: near-uniform play, with the long all-in-happy hands an early policy
 plays), every opponent model's ``act`` once per step, the engine's step, EV-sampled
@@ -25,7 +25,7 @@ settlement and dealing. Side by side in one run:
   settlement (every runout enumerated), the untrained policy going all-in often;
 * peers: ``match``: ``evaluate.match.play_match``, a random agent (uniform over the same
   five actions) in one seat against micro-zoom, counting every decision; ``vector_env``:
-  ``engine.env.VectorEnv`` with a random learner and random opponents (its own loop,
+  ``play.env.VectorEnv`` with a random learner and random opponents (the same play loop,
   observation encoding included), counting learner decisions.
 
 The last line printed is one JSON object with these keys:

@@ -35,10 +35,10 @@ from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig, Settlement
 from poolshark.engine.observation import PublicObservation
-from poolshark.engine.runouts import all_in_before_river, sampled_net
+from poolshark.engine.runouts import AllInEV, all_in_before_river, sampled_net
 from poolshark.engine.table import Move, Street, Table
 from poolshark.evaluate import MatchConfig, MatchError, MatchResult, default_lineup, play_match
-from poolshark.evaluate.match import AllInEV, rotation_period
+from poolshark.evaluate.match import rotation_period
 from poolshark.pool.context import context_from_table
 from poolshark.pool.play import play_hand
 from poolshark.pool.pools import load_pool

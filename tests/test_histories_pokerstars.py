@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from poolshark.cards.card import parse_cards
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Move, Street, Table
-from poolshark.histories.pokerstars import _describe, parse_pokerstars, write_pokerstars
+from poolshark.histories.pokerstars import describe_hand, parse_pokerstars, write_pokerstars
 from poolshark.histories.record import REJECTION_REASONS, HandRecord, HistoryError, Seat
 from poolshark.histories.replay import replay
 from poolshark.histories.split import RawHand, parse_hand, read_hands, split_hands
@@ -360,7 +360,7 @@ def test_hand_descriptions_in_the_sites_words() -> None:
         "5h5d9c9sAc": "two pair, Nines and Fives",
     }
     for cards, words in cases.items():
-        assert _describe(parse_cards(cards)) == words
+        assert describe_hand(parse_cards(cards)) == words
 
 
 def test_writer_refuses_what_the_format_cannot_say() -> None:

@@ -1,8 +1,9 @@
 """The agent protocol: how any bot plugs into a match.
 
-An agent is any object with a method ``act(decisions) -> Probabilities | Moves``. A match
-gathers the decisions pending at many tables whose player to act belongs to that agent and
-makes one call per agent per step, so agents work on batches:
+An agent is any object with a method ``act(decisions) -> Probabilities | Moves``. The play
+loop (``play.loop``, under matches, rollouts and the environments) gathers the decisions
+pending at many tables whose player to act belongs to that agent and makes one call per
+agent per step, so agents work on batches:
 
 * :class:`Decisions` describes D decisions: which tables and seats, and what each acting
   player may legally know (own hole cards, the board dealt so far, stacks, bets, the

@@ -12,9 +12,9 @@ from rich.table import Table
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent
 from poolshark.cli.common import JsonFlag, console, print_json, progress_bar, user_errors
+from poolshark.engine.runouts import AllInEV
 from poolshark.evaluate.match import (
     AgentResult,
-    AllInEV,
     Estimate,
     MatchConfig,
     MatchResult,

@@ -10,10 +10,13 @@ expectation, whose leftover noise shrinks as 1/sqrt(runouts), at a fixed cost.
 Each runout re-runs the engine's compiled ``settle`` on a copy of the finished table with
 the unseen board cards redrawn (from the cards no seat holds, folded seats included, as the
 exact settlement does), so pots, side pots, rake and odd chips follow the engine exactly.
-The tests compare the mean with the engine's exact ``expected_net``.
+The tests compare the mean with the engine's exact ``expected_net``. :func:`hand_results`
+is what a play loop books at a hand's end under each :class:`AllInEV` setting.
 """
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 import numba as nb
 import numpy as np
@@ -42,6 +45,32 @@ Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 UInt64s = npt.NDArray[np.uint64]
+
+
+class AllInEV(StrEnum):
+    """How a pot decided all-in before the river is booked at the hand's end."""
+
+    SAMPLED = "sampled"  # the mean over random runouts (engine settlement), unbiased
+    EXACT = "exact"  # the engine's exact EV settlement over every runout (slow)
+    OFF = "off"  # no adjustment: the dealt board's result
+
+
+def hand_results(
+    batch: BatchedTables,
+    tables: Int64s,
+    mode: AllInEV,
+    runouts: int,
+    rng: np.random.Generator,
+) -> Floats:
+    """(k, seats) each seat's all-in-EV-adjusted result at these finished tables: the mean
+    over ``runouts`` boards drawn from ``rng`` (sampled), the engine's exact expectation
+    (exact, which needs the game's EV settlement), or the dealt result (off)."""
+    if mode is AllInEV.SAMPLED:
+        return sampled_net(batch, tables, runouts, rng)
+    if mode is AllInEV.EXACT:
+        exact: Floats = batch.expected_net[tables]
+        return exact
+    return batch.net[tables].astype(np.float64)
 
 
 def all_in_before_river(batch: BatchedTables, tables: Int64s) -> Bools:

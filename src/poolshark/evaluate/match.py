@@ -1,8 +1,9 @@
 """Matches between agents on the batched engine, with honest error bars.
 
 :func:`play_match` seats agents by a *lineup* (one agent index per seat slot) at
-thousands of :class:`~poolshark.engine.batched.BatchedTables` and plays complete hands;
-every step gathers the pending decisions of each agent into one batched call. Stacks
+thousands of :class:`~poolshark.engine.batched.BatchedTables` and plays complete hands
+through the one batched play loop (:class:`~poolshark.play.loop.PlayLoop`; a match is a
+face over it): every step gathers the pending decisions of each agent into one call. Stacks
 reset to ``depth_bb`` every hand (cash-game win rates, no carry-over).
 
 * **Positions.** The button stays on seat 0 and the lineup is rotated instead: hand ``k``
@@ -36,14 +37,12 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, Decisions, engine_moves
+from poolshark.agents.protocol import Agent
 from poolshark.engine.batched import (
-    COERCED,
     LOG_AMOUNT,
     LOG_LEN,
     LOG_MOVE,
@@ -53,22 +52,14 @@ from poolshark.engine.batched import (
     RAISE,
     RAKE,
     BatchedTables,
-    LegalBatch,
 )
-from poolshark.engine.config import GameConfig, Settlement
-from poolshark.engine.runouts import sampled_net
+from poolshark.engine.config import GameConfig
+from poolshark.engine.runouts import AllInEV, hand_results
+from poolshark.play.loop import PlayLoop, no_limit_game
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
-
-
-class AllInEV(StrEnum):
-    """How a pot decided all-in before the river is booked in the EV-adjusted result."""
-
-    SAMPLED = "sampled"  # the mean over random runouts (engine settlement), unbiased
-    EXACT = "exact"  # the engine's exact EV settlement over every runout (slow)
-    OFF = "off"  # no adjustment: the EV columns are left out
 
 
 Z95 = 1.959963984540054
@@ -150,28 +141,6 @@ class MatchConfig:
             self.rake_cap_bb,
             exact_ev=self.all_in_ev is AllInEV.EXACT,
         )
-
-
-def no_limit_game(
-    seats: int,
-    small_blind: int,
-    big_blind: int,
-    rake_percent: float,
-    rake_cap_bb: float | None,
-    *,
-    exact_ev: bool,
-) -> GameConfig:
-    """A no-limit game with the rake cap given in big blinds (rounded to the chip) and the
-    engine's exact all-in EV settlement when ``exact_ev`` (matches and rollouts share it)."""
-    cap = None if rake_cap_bb is None else round(rake_cap_bb * big_blind)
-    return GameConfig(
-        seats=seats,
-        small_blind=small_blind,
-        big_blind=big_blind,
-        rake_percent=rake_percent,
-        rake_cap=cap,
-        settlement=Settlement.EXPECTED_VALUE if exact_ev else Settlement.DEAL,
-    )
 
 
 @dataclass(frozen=True)
@@ -347,7 +316,7 @@ def _labels(agents: Sequence[Agent], names: Sequence[str] | None) -> list[str]:
 
 
 class _Runner:
-    """The state of one match: the batch, who sits where, and the books."""
+    """One match as a face over the play loop: the rotated lineup, the per-deal books."""
 
     def __init__(
         self, agents: Sequence[Agent], labels: list[str], lineup: Int64s, config: MatchConfig
@@ -362,50 +331,42 @@ class _Runner:
             config.game(), self.tables, seed=config.seed, max_actions=MAX_ACTIONS
         )
         streams = np.random.SeedSequence(config.seed).spawn(len(agents) + 1)
-        self.agent_rngs = [np.random.default_rng(s) for s in streams[:-1]]
         self.runout_rng = np.random.default_rng(streams[-1])
+        self.loop = PlayLoop(
+            self.batch,
+            agents,
+            labels,
+            [np.random.default_rng(s) for s in streams[:-1]],
+            self,
+            hands_per_table=self.per_table,
+        )
         n_agents = len(agents)
         self.units = self.tables * self.per_table // self.replays
         self.unit_actual = np.zeros((self.units, n_agents), dtype=np.int64)
         self.unit_ev = np.zeros((self.units, n_agents))
-        self.played = np.zeros(self.tables, dtype=np.int64)  # hands started per table
-        self.booked = np.ones(self.tables, dtype=np.bool_)
-        self.seat_agent = np.zeros((self.tables, seats), dtype=np.int64)
-        self.hand_ids = np.zeros(self.tables, dtype=np.int64)
-        self.next_hand = 0
         self.deals = np.zeros_like(self.batch.cards)
         self.vpip_flag = np.zeros((self.tables, seats), dtype=np.bool_)
         self.pfr_flag = np.zeros((self.tables, seats), dtype=np.bool_)
         self.vpip = np.zeros(n_agents, dtype=np.int64)
         self.pfr = np.zeros(n_agents, dtype=np.int64)
         self.seat_hands = np.zeros(n_agents, dtype=np.int64)
-        self.decisions = np.zeros(n_agents, dtype=np.int64)
-        self.coerced = np.zeros(n_agents, dtype=np.int64)
-        self.seconds = np.zeros(n_agents)
         self.rake = 0
-        self.finished = 0
 
-    # -- dealing and booking ---------------------------------------------------------------
+    # -- the face's hooks ---------------------------------------------------------------------
 
-    def deal(self, which: Int64s) -> None:
-        """Start the next hand at tables ``which``: seat the rotated lineup, deal cards."""
+    def seat(self, which: Int64s, played: Int64s) -> Int64s:
+        """Seat the rotated lineup at tables ``which`` and deal (fresh cards or a replay)."""
         seats, batch = self.config.seats, self.batch
-        k = self.played[which]
         if self.config.duplicate:
-            rotation = k % self.replays
+            rotation = played % self.replays
             fresh = which[rotation == 0]
             replay = which[rotation != 0]
         else:
-            rotation = (which + k) % seats
+            rotation = (which + played) % seats
             fresh, replay = which, which[:0]
         slot_of_seat = (np.arange(seats)[None, :] - rotation[:, None]) % seats
-        self.seat_agent[which] = self.lineup[slot_of_seat]
-        self.hand_ids[which] = self.next_hand + np.arange(which.size)
-        self.next_hand += which.size
         self.vpip_flag[which] = False
         self.pfr_flag[which] = False
-        self.played[which] += 1
-        self.booked[which] = False
         if fresh.size:
             batch.reset(fresh, stacks=self.config.depth, buttons=0)
             self.deals[fresh] = batch.cards[fresh]
@@ -418,19 +379,16 @@ class _Runner:
                 hole_cards=stored[:, : 2 * seats].reshape(replay.size, seats, 2),
                 boards=stored[:, 2 * seats :],
             )
+        owners: Int64s = self.lineup[slot_of_seat]
+        return owners
 
-    def book(self, done: Int64s) -> None:
+    def finished(self, done: Int64s) -> None:
         """Add finished hands at tables ``done`` to the books."""
         batch, config = self.batch, self.config
-        owners = self.seat_agent[done]
+        owners = self.loop.owner[done]
         net = batch.net[done]
-        if config.all_in_ev is AllInEV.EXACT:
-            ev = batch.expected_net[done]
-        elif config.all_in_ev is AllInEV.SAMPLED:
-            ev = sampled_net(batch, done, config.runouts, self.runout_rng)
-        else:
-            ev = net.astype(np.float64)
-        k = self.played[done] - 1
+        ev = hand_results(batch, done, config.all_in_ev, config.runouts, self.runout_rng)
+        k = self.loop.played[done] - 1
         unit = done * (self.per_table // self.replays) + k // self.replays
         rows = np.broadcast_to(unit[:, None], owners.shape)
         np.add.at(self.unit_actual, (rows, owners), net)
@@ -439,66 +397,10 @@ class _Runner:
         np.add.at(self.pfr, owners, self.pfr_flag[done])
         np.add.at(self.seat_hands, owners.ravel(), 1)
         self.rake += int(batch.table[done, RAKE].sum())
-        self.booked[done] = True
-        self.finished += done.size
 
-    def settle_finished(self) -> None:
-        """Book every finished hand and deal again where a table still has hands to play
-        (repeatedly: a hand can end at the deal, everyone all-in on the blinds)."""
-        while True:
-            done = np.flatnonzero(self.batch.done & ~self.booked)
-            if done.size == 0:
-                return
-            self.book(done)
-            again = done[self.played[done] < self.per_table]
-            if again.size:
-                self.deal(again)
-
-    # -- playing ----------------------------------------------------------------------------
-
-    def run(self, progress: Callable[[int, int], None] | None) -> None:
-        """Play every table's hands to the end."""
-        total = self.tables * self.per_table
-        self.deal(np.arange(self.tables))
-        reported = 0
-        while True:
-            self.settle_finished()
-            if progress is not None and self.finished - reported >= max(1, total // 200):
-                progress(self.finished, total)
-                reported = self.finished
-            legal = self.batch.legal()
-            live = np.flatnonzero(legal.to_act >= 0)
-            if live.size == 0:
-                break
-            self.step(live, legal)
-        if progress is not None:
-            progress(self.finished, total)
-
-    def step(self, live: Int64s, legal: LegalBatch) -> None:
-        """One decision at every live table: one call per agent, one engine step."""
+    def stepped(self, live: Int64s, seats: Int64s, owners: Int64s) -> None:
+        """Flag who put chips in voluntarily (VPIP) and who raised (PFR) preflop."""
         batch = self.batch
-        seats = legal.to_act[live]
-        owners = self.seat_agent[live, seats]
-        moves = np.full(batch.size, -1, dtype=np.int64)
-        amounts = np.zeros(batch.size, dtype=np.int64)
-        for a in np.unique(owners).tolist():
-            pick = owners == a
-            decisions = Decisions(
-                batch,
-                live[pick],
-                seats[pick],
-                self.hand_ids[live[pick]],
-                legal,
-                self.agent_rngs[a],
-            )
-            start = time.perf_counter()
-            answer = self.agents[a].act(decisions)
-            moves[live[pick]], amounts[live[pick]] = engine_moves(decisions, answer, self.labels[a])
-            self.seconds[a] += time.perf_counter() - start
-            self.decisions[a] += decisions.size
-        coerced_before = batch.table[live, COERCED]
-        batch.step(moves, amounts)
-        np.add.at(self.coerced, owners, batch.table[live, COERCED] - coerced_before)
         entry = batch.log[live, batch.table[live, LOG_LEN] - 1]
         preflop = entry[:, LOG_STREET] == PREFLOP
         raised = entry[:, LOG_MOVE] == RAISE
@@ -506,6 +408,25 @@ class _Runner:
         actor = entry[:, LOG_SEAT]
         self.vpip_flag[live[voluntary], actor[voluntary]] = True
         self.pfr_flag[live[preflop & raised], actor[preflop & raised]] = True
+
+    # -- playing ------------------------------------------------------------------------------
+
+    def run(self, progress: Callable[[int, int], None] | None) -> None:
+        """Play every table's hands to the end."""
+        total = self.tables * self.per_table
+        if progress is None:
+            self.loop.run()
+            return
+        reported = 0
+
+        def report(finished: int) -> None:
+            nonlocal reported
+            if finished - reported >= max(1, total // 200):
+                progress(finished, total)
+                reported = finished
+
+        self.loop.run(report)
+        progress(self.loop.closed, total)
 
     # -- results --------------------------------------------------------------------------------
 
@@ -533,16 +454,16 @@ class _Runner:
                     ev_adjusted=ev,
                     vpip=float(self.vpip[a] / max(hands, 1)),
                     pfr=float(self.pfr[a] / max(hands, 1)),
-                    decisions=int(self.decisions[a]),
-                    coerced=int(self.coerced[a]),
-                    agent_seconds=float(self.seconds[a]),
+                    decisions=int(self.loop.decisions[a]),
+                    coerced=int(self.loop.coerced[a]),
+                    agent_seconds=float(self.loop.seconds[a]),
                 )
             )
         return MatchResult(
             config=config,
             agents=tuple(results),
             lineup=tuple(int(i) for i in self.lineup),
-            table_hands=self.finished,
+            table_hands=self.loop.closed,
             deals=self.units,
             replays=self.replays,
             rake_chips=self.rake,

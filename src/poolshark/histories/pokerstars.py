@@ -970,7 +970,7 @@ class _Writer:
                 if k == 0 or r.second_board:
                     for i in self.show_order(live):
                         if len(self.holes[i]) == 2:
-                            described = _describe([*self.holes[i], *board])
+                            described = describe_hand([*self.holes[i], *board])
                             shown = format_cards(self.holes[i], " ")
                             self.lines.append(f"{self.names[i]}: shows [{shown}] ({described})")
                         else:
@@ -981,7 +981,7 @@ class _Writer:
             winner = live[0]
             if len(self.holes[winner]) == 2 and winner != r.hero:
                 shown = format_cards(self.holes[winner], " ")
-                described = _describe([*self.holes[winner], *r.board])
+                described = describe_hand([*self.holes[winner], *r.board])
                 self.lines.append(f"{self.names[winner]}: shows [{shown}] ({described})")
             else:
                 self.lines.append(f"{self.names[winner]}: doesn't show hand")
@@ -1103,7 +1103,7 @@ class _Writer:
             elif len(self.holes[i]) == 2:
                 results = []
                 for k, board in enumerate(boards):
-                    described = _describe([*self.holes[i], *board])
+                    described = describe_hand([*self.holes[i], *board])
                     chips = self.paid_by_board[k][i]
                     result = f"won ({self.money(chips)})" if chips else "lost"
                     results.append(f"{result} with {described}")
@@ -1122,7 +1122,7 @@ _RANK_WORDS = [name.capitalize() for name in RANK_NAMES]
 _RANK_PLURALS = [w + ("es" if w.endswith("x") else "s") for w in _RANK_WORDS]
 
 
-def _describe(cards: Sequence[int]) -> str:
+def describe_hand(cards: Sequence[int]) -> str:
     """PokerStars' words for the best hand in 2 to 7 cards, e.g. ``a pair of Kings``."""
     if len(cards) >= 5:
         category, ranks = all_keys()[evaluate_indices(list(cards)) - 1]

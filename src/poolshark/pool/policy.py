@@ -291,6 +291,35 @@ def _distribution(
 
 
 @nb.njit(cache=True, nogil=True)
+def style_distribution(
+    raise_weight: Floats,
+    continue_weight: Floats,
+    params: Floats,
+    sizes: Floats,
+    size_weights: Floats,
+    k: int,
+    features: Floats,
+    combo: int,
+    made: float,
+    draw: float,
+    out: Floats,
+    out_amounts: Int64s,
+) -> None:
+    """Style ``k``'s row (fold, check/call, each raise size) at one decision for one combo
+    into ``out``, the sizes' raise-to amounts into ``out_amounts``; ``made`` and ``draw``
+    are the combo's postflop strengths (unused preflop). For compiled callers outside
+    this module (a mix of styles' probabilities); the first five are the bank's arrays."""
+    if int(features[Feature.STREET]) == 0:
+        node = _node_of(features)
+        up = raise_weight[k, node, combo]
+        keep = continue_weight[k, node, combo]
+    else:
+        up, keep = _postflop_raise_continue(params[k], features, made, draw)
+    kind = _raise_amounts(params[k], sizes[k], features, out_amounts)
+    _distribution(up, keep, features, size_weights[k], kind, out)
+
+
+@nb.njit(cache=True, nogil=True)
 def sample_kernel(
     raise_weight: Floats,
     continue_weight: Floats,
