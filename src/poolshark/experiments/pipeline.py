@@ -9,8 +9,10 @@ model it trained on, against the true pool, against the held-out model) next to 
 
 Every stage writes its outputs under the run folder and a ``<stage>.json`` with its
 figures last; a stage whose file exists is skipped, so a killed run started again resumes
-at the first unfinished stage. Sizes come from :class:`PipelineConfig` (TOML keys of the
-same names); the defaults fit about 15 minutes on a 2-core CPU.
+at the first unfinished stage. A finished stage's caches (the population models' training
+rows, which only resuming that stage reads) are deleted unless ``keep_caches`` is set.
+Sizes come from :class:`PipelineConfig` (TOML keys of the same names); the defaults fit
+about 15 minutes on a 2-core CPU.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
+RESUMABLE_CHANGES = ("keep_caches",)
+"""Config keys a run folder may be reopened with changed: they change no figure."""
 
 
 class PipelineError(ValueError):
@@ -54,7 +58,9 @@ class PipelineConfig(BaseModel):
     training and to every evaluation match; the simulated histories stay unraked.
     ``workers`` ingest in parallel; ``threads`` is torch's thread count: keep 1 on a shared
     or small CPU, where a second torch thread contending for a busy core made a training
-    step 45x slower (354 vs 7.6 ms here)."""
+    step 45x slower (354 vs 7.6 ms here). ``keep_caches`` keeps the population models'
+    cached training rows (``data.npz``) after their stage finishes; they are deleted by
+    default, since only resuming the stage reads them."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +79,7 @@ class PipelineConfig(BaseModel):
     workers: int = Field(2, ge=1)
     threads: int = Field(1, ge=1)
     device: str = "cpu"
+    keep_caches: bool = False
 
     @field_validator("imputer")
     @classmethod
@@ -123,15 +130,20 @@ class Run:
 
 
 def start_run(out: str | Path, config: PipelineConfig) -> Run:
-    """Open (or reopen) a run folder; a folder holding another config is refused."""
+    """Open (or reopen) a run folder; a folder holding another config is refused, naming
+    the keys that differ (:data:`RESUMABLE_CHANGES` may differ)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     saved = folder / "config.json"
     wanted = config.model_dump(mode="json")
     if saved.exists():
         before = json.loads(saved.read_text(encoding="utf-8"))
-        if before != wanted:
-            changed = sorted(k for k in wanted if before.get(k) != wanted[k])
+        changed = sorted(
+            key
+            for key in set(wanted) | set(before)
+            if key not in RESUMABLE_CHANGES and before.get(key) != wanted.get(key)
+        )
+        if changed:
             raise PipelineError(
                 f"{folder} holds a run with another config (differs in {', '.join(changed)}):"
                 " pick another --out or delete it"
@@ -142,20 +154,39 @@ def start_run(out: str | Path, config: PipelineConfig) -> Run:
 
 
 def run_pipeline(run: Run, stages: dict[str, Callable[[Run], dict[str, Any]]]) -> dict[str, Any]:
-    """Run each stage in order unless it already finished; return every stage's figures."""
+    """Run each stage in order unless it already finished, deleting a finished stage's
+    caches unless the config keeps them; return every stage's figures."""
     for name in STAGES:
         before = run.done(name)
         if before is not None:
             run.log(f"{name}: done earlier, skipped")
             run.figures[name] = before
-            continue
-        run.log(f"{name}: running")
-        started = time.perf_counter()
-        figures = stages[name](run)
-        figures["seconds"] = round(time.perf_counter() - started, 1)
-        run.finish(name, figures)
-        run.log(f"{name}: finished in {figures['seconds']:.0f} s")
+        else:
+            run.log(f"{name}: running")
+            started = time.perf_counter()
+            figures = stages[name](run)
+            figures["seconds"] = round(time.perf_counter() - started, 1)
+            run.finish(name, figures)
+            run.log(f"{name}: finished in {figures['seconds']:.0f} s")
+        if not run.config.keep_caches:
+            remove_caches(run, name)
     return run.figures
+
+
+CACHED_FOLDERS = {"population": ("population-main", "population-heldout")}
+"""Per stage, the run folders whose caches only resuming that stage reads: the population
+models' training rows (``data.npz``, also in each EM round's ``em-N/``). Deleted once the
+stage has finished (also when a finished stage is skipped, in case a run was killed between
+the two); nothing after the stage reads them."""
+
+
+def remove_caches(run: Run, stage: str) -> None:
+    """Delete the caches of a finished ``stage`` (see :data:`CACHED_FOLDERS`)."""
+    from poolshark.population.train import remove_data_caches  # lazy: torch, CLI start
+
+    freed = sum(remove_data_caches(run.path(folder)) for folder in CACHED_FOLDERS.get(stage, ()))
+    if freed:
+        run.log(f"  {stage}: deleted {freed / 1e6:.0f} MB of cached rows (keep_caches keeps them)")
 
 
 # -- stages ---------------------------------------------------------------------------------

@@ -7,17 +7,19 @@ the rows with the hidden hole cards drawn by ``imputer`` (exactly the demo's rou
 :mod:`poolshark.experiments.pipeline`). Fewer hands give a noisier model; the ``uniform``
 imputer gives a biased one (folded hands look like random cards). The model's error is
 measured on other hands of the pool with every card known: the mean KL divergence per
-decision from the pool's exact average-player policy to the model (nats). Against each model a plain PPO
-exploiter and a safe one (``safe_kl_coef`` times the KL to the model's own policy) are
-trained, and both are evaluated against the true pool (and the model they trained on) in
-bb/100 with 95% intervals. A ceiling exploiter, trained on the pool's true styles, is
-trained once as the reference.
+decision from the pool's exact average-player policy to the model (nats). Against each
+model a plain PPO exploiter and a safe one (``safe_kl_coef`` times the KL to the model's
+own policy) are trained, and both are evaluated against the true pool (and the model they
+trained on) in bb/100 with 95% intervals. A ceiling exploiter, trained on the pool's true
+styles, is trained once as the reference.
 
 Every point writes ``points/<name>.json`` atomically when it is complete, the ceiling
 ``ceiling.json``; a run started again skips what is recorded and resumes inside a
-half-trained model or exploiter from its ``last.pt``. The run folder remembers its config
-and refuses another one. The summary goes to ``robustness.json``, the chart to
-``edge_vs_error.png`` and a self-contained ``robustness.html``.
+half-trained model or exploiter from its ``last.pt``. A recorded point's population
+training rows (``data.npz``, which only resuming its model reads) are deleted unless
+``keep_caches`` is set. The run folder remembers its config and refuses another one. The
+summary goes to ``robustness.json``, the chart to ``edge_vs_error.png`` and a
+self-contained ``robustness.html``.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ TRUTH_SEED_OFFSET = 1_000_003
 EVAL_SEED_OFFSET = 7
 """Evaluation matches use ``seed + EVAL_SEED_OFFSET`` (the demo's): every exploiter meets the
 same cards, so the comparisons between points and variants are paired."""
-RESUMABLE_CHANGES = ("threads", "workers", "points")
+RESUMABLE_CHANGES = ("threads", "workers", "points", "keep_caches")
 """Config keys a run folder may be reopened with changed: they change no recorded figure
 (each point is recorded under its own name, so points may be added or dropped)."""
 
@@ -99,7 +101,8 @@ class RobustnessConfig(BaseModel):
     """Sizes and seeds of an edge-against-error run (TOML keys of the same names; points as
     ``[[points]]`` tables). The exploiter and evaluation sizes are the demo's; ``kl_hands``
     hands with every card known measure each model's error; ``threads`` is torch's thread
-    count (keep 1 on a shared CPU, see ``docs/pipeline.md``), ``workers`` ingest."""
+    count (keep 1 on a shared CPU, see ``docs/pipeline.md``), ``workers`` ingest;
+    ``keep_caches`` keeps each recorded point's population training rows (``data.npz``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -117,6 +120,7 @@ class RobustnessConfig(BaseModel):
     workers: int = Field(2, ge=1)
     threads: int = Field(1, ge=1)
     device: str = "cpu"
+    keep_caches: bool = False
 
     @model_validator(mode="after")
     def _distinct_points(self) -> RobustnessConfig:
@@ -227,15 +231,18 @@ def run_robustness(
     import torch
 
     from poolshark.population.data import range_source_from_spec
+    from poolshark.population.train import remove_data_caches  # lazy: torch, CLI start
 
     run = open_run(out, config, log)
     for point in config.points:  # a bad imputer fails now, not after an hour of work
         range_source_from_spec(point.training_keys(config.pool)["imputer"])
     torch.set_num_threads(config.threads)
-    points = [
-        _recorded(run, run.path("points", f"{point.name}.json"), point.name, _point_task(point))
-        for point in config.points
-    ]
+    points = []
+    for point in config.points:
+        marker = run.path("points", f"{point.name}.json")
+        points.append(_recorded(run, marker, point.name, _point_task(point)))
+        if not config.keep_caches:
+            remove_data_caches(run.path("points", point.name, "population"))
     ceiling = _recorded(run, run.path("ceiling.json"), "ceiling", _ceiling)
     return write_summary(run, points, ceiling)
 
