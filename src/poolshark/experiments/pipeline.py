@@ -168,7 +168,7 @@ def run_pipeline(run: Run, stages: dict[str, Callable[[Run], dict[str, Any]]]) -
             figures["seconds"] = round(time.perf_counter() - started, 1)
             run.finish(name, figures)
             run.log(f"{name}: finished in {figures['seconds']:.0f} s")
-        if not run.config.keep_caches:
+        if name in CACHED_FOLDERS and not run.config.keep_caches:
             remove_caches(run, name)
     return run.figures
 
@@ -184,7 +184,7 @@ def remove_caches(run: Run, stage: str) -> None:
     """Delete the caches of a finished ``stage`` (see :data:`CACHED_FOLDERS`)."""
     from poolshark.population.train import remove_data_caches  # lazy: torch, CLI start
 
-    freed = sum(remove_data_caches(run.path(folder)) for folder in CACHED_FOLDERS.get(stage, ()))
+    freed = sum(remove_data_caches(run.path(folder)) for folder in CACHED_FOLDERS[stage])
     if freed:
         run.log(f"  {stage}: deleted {freed / 1e6:.0f} MB of cached rows (keep_caches keeps them)")
 
