@@ -111,6 +111,7 @@ def test_a_toy_run_end_to_end_resumes_reproduces_and_refuses(
     assert page.count("<svg") == 1
     assert "uniform 400" in page
     assert sum("data:" in line for line in lines) == 1  # both points share the 400 hands
+    assert not list(out.glob("points/*/population/**/data.npz"))  # recorded: caches deleted
 
     # Started again, nothing is trained, simulated or played: the figures come back as they were.
     for target in (

@@ -2,7 +2,8 @@
 
 Simulate → write PokerStars text → ingest → population models → PPO exploiters →
 evaluation three ways → HTML report (see :mod:`poolshark.experiments.pipeline`). A run folder that
-already holds finished stages resumes after them.
+already holds finished stages resumes after them. The population models' cached training rows
+are deleted once their stage finishes unless ``--keep-caches`` (or ``keep_caches`` in the config).
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ def demo(
     config_file: Annotated[
         Path | None, typer.Option("--config", help="TOML file of pipeline sizes and seeds.")
     ] = None,
+    keep_caches: Annotated[
+        bool,
+        typer.Option(
+            "--keep-caches", help="Keep the population models' cached rows (data.npz) after."
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Run the whole pipeline on a built-in pool and write an HTML report."""
@@ -35,6 +42,8 @@ def demo(
 
     with user_errors():
         config = PipelineConfig() if config_file is None else PipelineConfig.load(config_file)
+        if keep_caches:
+            config = config.model_copy(update={"keep_caches": True})
         run = start_run(out, config)
     run.log = (lambda line: errors.print(line)) if json_output else console.print
     figures = run_pipeline(run, default_stages())

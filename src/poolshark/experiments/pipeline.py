@@ -9,8 +9,10 @@ model it trained on, against the true pool, against the held-out model) next to 
 
 Every stage writes its outputs under the run folder and a ``<stage>.json`` with its
 figures last; a stage whose file exists is skipped, so a killed run started again resumes
-at the first unfinished stage. Sizes come from :class:`PipelineConfig` (TOML keys of the
-same names); the defaults fit about 15 minutes on a 2-core CPU.
+at the first unfinished stage. A finished stage's caches (the population models' training
+rows, which only resuming that stage reads) are deleted unless ``keep_caches`` is set.
+Sizes come from :class:`PipelineConfig` (TOML keys of the same names); the defaults fit
+about 15 minutes on a 2-core CPU.
 """
 
 from __future__ import annotations
@@ -22,16 +24,29 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-if TYPE_CHECKING:
-    from poolshark.evaluate.match import MatchConfig
-    from poolshark.exploit.ppo import ExploitResult
+from poolshark.agents.loading import load_agent
+from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
+from poolshark.exploit.ppo import ExploitConfig, ExploitResult, train_exploiter
+from poolshark.histories.ingest import ingest
+from poolshark.pool.pools import load_pool
+from poolshark.pool.simulate import write_simulation
+from poolshark.population.train import (
+    PopulationTrainConfig,
+    imputer_settings,
+    remove_data_caches,
+    train_population,
+)
+from poolshark.report.run_report import build_report
 
 STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
+RESUMABLE_CHANGES = ("keep_caches",)
+"""Config keys a run folder may be reopened with changed: they change no figure."""
 
 
 class PipelineError(ValueError):
@@ -54,7 +69,9 @@ class PipelineConfig(BaseModel):
     training and to every evaluation match; the simulated histories stay unraked.
     ``workers`` ingest in parallel; ``threads`` is torch's thread count: keep 1 on a shared
     or small CPU, where a second torch thread contending for a busy core made a training
-    step 45x slower (354 vs 7.6 ms here)."""
+    step 45x slower (354 vs 7.6 ms here). ``keep_caches`` keeps the population models'
+    cached training rows (``data.npz``) after their stage finishes; they are deleted by
+    default, since only resuming the stage reads them."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -73,11 +90,11 @@ class PipelineConfig(BaseModel):
     workers: int = Field(2, ge=1)
     threads: int = Field(1, ge=1)
     device: str = "cpu"
+    keep_caches: bool = False
 
     @field_validator("imputer")
     @classmethod
     def _known_imputer(cls, value: str) -> str:
-        from poolshark.population.train import imputer_settings
 
         imputer_settings(value, "")
         return value
@@ -123,15 +140,20 @@ class Run:
 
 
 def start_run(out: str | Path, config: PipelineConfig) -> Run:
-    """Open (or reopen) a run folder; a folder holding another config is refused."""
+    """Open (or reopen) a run folder; a folder holding another config is refused, naming
+    the keys that differ (:data:`RESUMABLE_CHANGES` may differ)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     saved = folder / "config.json"
     wanted = config.model_dump(mode="json")
     if saved.exists():
         before = json.loads(saved.read_text(encoding="utf-8"))
-        if before != wanted:
-            changed = sorted(k for k in wanted if before.get(k) != wanted[k])
+        changed = sorted(
+            key
+            for key in set(wanted) | set(before)
+            if key not in RESUMABLE_CHANGES and before.get(key) != wanted.get(key)
+        )
+        if changed:
             raise PipelineError(
                 f"{folder} holds a run with another config (differs in {', '.join(changed)}):"
                 " pick another --out or delete it"
@@ -142,20 +164,38 @@ def start_run(out: str | Path, config: PipelineConfig) -> Run:
 
 
 def run_pipeline(run: Run, stages: dict[str, Callable[[Run], dict[str, Any]]]) -> dict[str, Any]:
-    """Run each stage in order unless it already finished; return every stage's figures."""
+    """Run each stage in order unless it already finished, deleting a finished stage's
+    caches unless the config keeps them; return every stage's figures."""
     for name in STAGES:
         before = run.done(name)
         if before is not None:
             run.log(f"{name}: done earlier, skipped")
             run.figures[name] = before
-            continue
-        run.log(f"{name}: running")
-        started = time.perf_counter()
-        figures = stages[name](run)
-        figures["seconds"] = round(time.perf_counter() - started, 1)
-        run.finish(name, figures)
-        run.log(f"{name}: finished in {figures['seconds']:.0f} s")
+        else:
+            run.log(f"{name}: running")
+            started = time.perf_counter()
+            figures = stages[name](run)
+            figures["seconds"] = round(time.perf_counter() - started, 1)
+            run.finish(name, figures)
+            run.log(f"{name}: finished in {figures['seconds']:.0f} s")
+        if name in CACHED_FOLDERS and not run.config.keep_caches:
+            remove_caches(run, name)
     return run.figures
+
+
+CACHED_FOLDERS = {"population": ("population-main", "population-heldout")}
+"""Per stage, the run folders whose caches only resuming that stage reads: the population
+models' training rows (``data.npz``, also in each EM round's ``em-N/``). Deleted once the
+stage has finished (also when a finished stage is skipped, in case a run was killed between
+the two); nothing after the stage reads them."""
+
+
+def remove_caches(run: Run, stage: str) -> None:
+    """Delete the caches of a finished ``stage`` (see :data:`CACHED_FOLDERS`)."""
+
+    freed = sum(remove_data_caches(run.path(folder)) for folder in CACHED_FOLDERS[stage])
+    if freed:
+        run.log(f"  {stage}: deleted {freed / 1e6:.0f} MB of cached rows (keep_caches keeps them)")
 
 
 # -- stages ---------------------------------------------------------------------------------
@@ -164,8 +204,6 @@ def run_pipeline(run: Run, stages: dict[str, Callable[[Run], dict[str, Any]]]) -
 def simulate_stage(run: Run) -> dict[str, Any]:
     """The pool's hands as PokerStars text with the ground truth beside them, and other
     hands of the same pool (another seed) for the held-out model."""
-    from poolshark.pool.pools import load_pool
-    from poolshark.pool.simulate import write_simulation
 
     config = run.config
     pool = load_pool(config.pool)
@@ -184,7 +222,6 @@ def simulate_stage(run: Run) -> dict[str, Any]:
 
 def ingest_stage(run: Run) -> dict[str, Any]:
     """Both sets of hand histories into decision rows, with their ingestion summaries."""
-    from poolshark.histories.ingest import ingest
 
     figures: dict[str, Any] = {}
     for name, source in (("main", "histories"), ("heldout", "heldout-histories")):
@@ -204,11 +241,6 @@ def ingest_stage(run: Run) -> dict[str, Any]:
 def population_stage(run: Run) -> dict[str, Any]:
     """Population action models fitted on the ingested rows: the one the exploiters train
     against, and a held-out one fitted on the other hands."""
-    from poolshark.population.train import (
-        PopulationTrainConfig,
-        imputer_settings,
-        train_population,
-    )
 
     config = run.config
     imputer = imputer_settings(config.imputer, config.pool)
@@ -283,7 +315,6 @@ def train_variant(keys: dict[str, Any], out: Path, **settings: Any) -> ExploitRe
     (iterations, tables, seed, threads, device, rake) and the variant's ``keys`` (its
     opponents; the safe variant's KL term); resumed from ``last.pt`` when a run was cut
     short."""
-    from poolshark.exploit.ppo import ExploitConfig, train_exploiter
 
     exploit = ExploitConfig.model_validate({**keys, "preset": "small-cpu", **settings})
     return train_exploiter(exploit, out, resume=(out / "last.pt").exists())
@@ -293,8 +324,6 @@ def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
     """``agent`` in one seat against ``field`` in the others: bb/100 (all-in EV adjusted
     when the match measures it) with the half width of its 95% interval, and the raw
     figures beside it."""
-    from poolshark.agents.loading import load_agent
-    from poolshark.evaluate.match import default_lineup, play_match
 
     lineup = default_lineup(2, match.seats, against=True)
     result = play_match([load_agent(agent), load_agent(field)], lineup, match)
@@ -313,9 +342,6 @@ def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
 def evaluate_stage(run: Run) -> dict[str, Any]:
     """Each exploiter three ways (its training model, the true pool, the held-out model) and
     the baselines; bb/100 with 95% intervals, all-in EV adjusted."""
-    import torch
-
-    from poolshark.evaluate.match import MatchConfig
 
     config = run.config
     torch.set_num_threads(config.threads)
@@ -367,9 +393,6 @@ the rake; the others show what the true pool gives away without any training."""
 
 def report_stage(run: Run) -> dict[str, Any]:
     """The HTML report of the whole run."""
-    import torch
-
-    from poolshark.report.run_report import build_report
 
     torch.set_num_threads(run.config.threads)
     path = build_report(run.figures, run.path("report.html"), run.config.model_dump())

@@ -15,9 +15,11 @@ true styles, is trained once as the reference.
 
 Every point writes ``points/<name>.json`` atomically when it is complete, the ceiling
 ``ceiling.json``; a run started again skips what is recorded and resumes inside a
-half-trained model or exploiter from its ``last.pt``. The run folder remembers its config
-and refuses another one. The summary goes to ``robustness.json``, the chart to
-``edge_vs_error.png`` and a self-contained ``robustness.html``.
+half-trained model or exploiter from its ``last.pt``. A recorded point's population
+training rows (``data.npz``, which only resuming its model reads) are deleted unless
+``keep_caches`` is set. The run folder remembers its config and refuses another one. The
+summary goes to ``robustness.json``, the chart to ``edge_vs_error.png`` and a
+self-contained ``robustness.html``.
 """
 
 from __future__ import annotations
@@ -33,9 +35,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from poolshark.evaluate.match import MatchConfig
 from poolshark.experiments.pipeline import POPULATION_RANGES, edge, train_variant
+from poolshark.histories.ingest import ingest
+from poolshark.pool.pools import load_pool
+from poolshark.pool.simulate import write_simulation
+from poolshark.population.scoring import predict, score
+from poolshark.population.sources import range_source_from_spec
+from poolshark.population.train import (
+    DataConfig,
+    PopulationTrainConfig,
+    build_dataset,
+    imputer_settings,
+    load_population_net,
+    remove_data_caches,
+    train_population,
+)
+from poolshark.report.html import HtmlReport
+from poolshark.report.plots import edge_curves
+from poolshark.training.common import write_text_atomic
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -49,7 +70,7 @@ TRUTH_SEED_OFFSET = 1_000_003
 EVAL_SEED_OFFSET = 7
 """Evaluation matches use ``seed + EVAL_SEED_OFFSET`` (the demo's): every exploiter meets the
 same cards, so the comparisons between points and variants are paired."""
-RESUMABLE_CHANGES = ("threads", "workers", "points")
+RESUMABLE_CHANGES = ("threads", "workers", "points", "keep_caches")
 """Config keys a run folder may be reopened with changed: they change no recorded figure
 (each point is recorded under its own name, so points may be added or dropped)."""
 
@@ -78,7 +99,6 @@ class RobustnessPoint(BaseModel):
     def training_keys(self, pool: str) -> dict[str, Any]:
         """The population-training keys of the imputer (``exact`` resolved to the pool,
         ``em`` to EM rounds): :func:`~poolshark.population.train.imputer_settings`."""
-        from poolshark.population.train import imputer_settings
 
         return imputer_settings(self.imputer, pool)
 
@@ -99,7 +119,8 @@ class RobustnessConfig(BaseModel):
     """Sizes and seeds of an edge-against-error run (TOML keys of the same names; points as
     ``[[points]]`` tables). The exploiter and evaluation sizes are the demo's; ``kl_hands``
     hands with every card known measure each model's error; ``threads`` is torch's thread
-    count (keep 1 on a shared CPU, see ``docs/pipeline.md``), ``workers`` ingest."""
+    count (keep 1 on a shared CPU, see ``docs/pipeline.md``), ``workers`` ingest;
+    ``keep_caches`` keeps each recorded point's population training rows (``data.npz``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -117,6 +138,7 @@ class RobustnessConfig(BaseModel):
     workers: int = Field(2, ge=1)
     threads: int = Field(1, ge=1)
     device: str = "cpu"
+    keep_caches: bool = False
 
     @model_validator(mode="after")
     def _distinct_points(self) -> RobustnessConfig:
@@ -204,7 +226,6 @@ def open_run(
 
 
 def _write_json(path: Path, payload: dict[str, Any]) -> None:
-    from poolshark.training.common import write_text_atomic
 
     write_text_atomic(json.dumps(payload, indent=2) + "\n", path)
 
@@ -224,18 +245,17 @@ def run_robustness(
 ) -> dict[str, Any]:
     """Run (or resume) every point and the ceiling, write the summary, chart and page, and
     return the summary (see the module docstring)."""
-    import torch
-
-    from poolshark.population.sources import range_source_from_spec
 
     run = open_run(out, config, log)
     for point in config.points:  # a bad imputer fails now, not after an hour of work
         range_source_from_spec(point.training_keys(config.pool)["imputer"])
     torch.set_num_threads(config.threads)
-    points = [
-        _recorded(run, run.path("points", f"{point.name}.json"), point.name, _point_task(point))
-        for point in config.points
-    ]
+    points = []
+    for point in config.points:
+        marker = run.path("points", f"{point.name}.json")
+        points.append(_recorded(run, marker, point.name, _point_task(point)))
+        if not config.keep_caches:
+            remove_data_caches(run.path("points", point.name, "population"))
     ceiling = _recorded(run, run.path("ceiling.json"), "ceiling", _ceiling)
     return write_summary(run, points, ceiling)
 
@@ -304,9 +324,6 @@ def run_point(run: RobustnessRun, point: RobustnessPoint) -> dict[str, Any]:
 def ensure_rows(run: RobustnessRun, hands: int) -> Path:
     """Decision rows of ``hands`` hands of the pool (shared by the points of that size):
     simulated and written as PokerStars text, then ingested, as the demo does."""
-    from poolshark.histories.ingest import ingest
-    from poolshark.pool.pools import load_pool
-    from poolshark.pool.simulate import write_simulation
 
     folder = run.path("data", f"hands-{hands}")
     marker = folder / "data.json"
@@ -329,7 +346,6 @@ def fit_population(
     run: RobustnessRun, point: RobustnessPoint, rows: Path, out: Path
 ) -> dict[str, Any]:
     """The point's population model, fitted (or its interrupted fit resumed) on ``rows``."""
-    from poolshark.population.train import PopulationTrainConfig, train_population
 
     config = run.config
     trained = train_population(
@@ -361,8 +377,6 @@ def model_error(run: RobustnessRun, checkpoint: Path) -> dict[str, Any]:
     """How far a population model is from the pool's exact average-player policy, on
     ``kl_hands`` hands never trained on with every card known: mean KL per decision over
     the 14 action classes and over fold / call / raise, the NLL and the truth's NLL."""
-    from poolshark.population.scoring import predict, score
-    from poolshark.population.train import DataConfig, build_dataset, load_population_net
 
     config = run.config
     model, payload = load_population_net(checkpoint, config.device)
@@ -405,7 +419,6 @@ def _train(run: RobustnessRun, keys: dict[str, Any], out: Path) -> str:
 
 def _edge(run: RobustnessRun, agent: str, field: str) -> dict[str, Any]:
     """``agent`` against ``field`` in the run's match (``experiments.pipeline.edge``)."""
-    from poolshark.evaluate.match import MatchConfig
 
     config = run.config
     return edge(
@@ -427,7 +440,6 @@ def write_summary(
     run: RobustnessRun, points: list[dict[str, Any]], ceiling: dict[str, Any]
 ) -> dict[str, Any]:
     """``robustness.json``, ``edge_vs_error.png`` and ``robustness.html``; the summary."""
-    from poolshark.training.common import write_text_atomic
 
     chart = run.path("edge_vs_error.png")
     page = run.path("robustness.html")
@@ -453,7 +465,6 @@ def write_summary(
 def edge_figure(points: list[dict[str, Any]], ceiling: dict[str, Any]) -> Figure:
     """Edge against the true pool as a function of the model's KL, one line per variant,
     95% bands, the ceiling as a flat band, each point labelled with its hands and imputer."""
-    from poolshark.report.plots import edge_curves
 
     errors = [float(p["model"]["kl"]) for p in points]
     curves: dict[str, list[tuple[float, float, float]]] = {
@@ -504,7 +515,6 @@ def _page(
     figure: Figure,
 ) -> str:
     """The self-contained HTML page of the run."""
-    from poolshark.report.html import HtmlReport
 
     def rate(figures: dict[str, Any]) -> str:
         return f"{figures['bb_per_100']:+.1f} ± {figures['half_width']:.1f}"

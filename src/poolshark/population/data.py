@@ -140,7 +140,12 @@ class ActionDataset:
 
 
 def save_dataset(dataset: ActionDataset, path: Path) -> Path:
-    """Write a dataset as an uncompressed ``.npz`` (temp file, then rename)."""
+    """Write a dataset as a deflate-compressed ``.npz`` (temp file, then rename).
+
+    Compression is lossless, so the arrays load back bit for bit (same fingerprint, same
+    training), and the features are mostly one-hot zeros: the demo's 40,000 ingested hands
+    take 25 MB instead of 660 MB, for about 15 s more to write (2-core CPU).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp.npz")
@@ -149,7 +154,7 @@ def save_dataset(dataset: ActionDataset, path: Path) -> Path:
         "player_ids": np.array(dataset.player_ids, dtype=str),
         **dataset.arrays(),
     }
-    np.savez(temporary, **payload)
+    np.savez_compressed(temporary, **payload)
     temporary.replace(path)
     return path
 

@@ -66,6 +66,8 @@ from poolshark.training.common import (
 from poolshark.training.tensorboard import ScalarLog
 
 CHECKPOINT_FORMAT = "poolshark-population-model-v1"
+DATA_CACHE = "data.npz"
+"""The file in a run's folder that caches its training rows (:func:`prepared_data`)."""
 _RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 
@@ -420,7 +422,7 @@ def prepared_data(
 ) -> tuple[ActionDataset, dict[str, Any]]:
     """The run's rows: ``<out>/data.npz`` when resuming (or already built by this run), else
     built from the data config and saved there."""
-    path = Path(config.out) / "data.npz"
+    path = Path(config.out) / DATA_CACHE
     info_path = Path(config.out) / "data.json"
     if path.exists() and (resume or info_path.exists()):
         info = json.loads(info_path.read_text()) if info_path.exists() else {}
@@ -429,6 +431,19 @@ def prepared_data(
     save_dataset(dataset, path)
     info_path.write_text(json.dumps(info, indent=2) + "\n")
     return dataset, info
+
+
+def remove_data_caches(out: Path) -> int:
+    """Delete a run's cached rows (``<out>/data.npz`` and its EM rounds' ``em-*/data.npz``)
+    and return the bytes freed. Only resuming reads them: a resumed run without them builds
+    the rows again from its data config, the same bit for bit (the checkpoint's data
+    fingerprint checks it). ``data.json``, what building them reported, stays."""
+    freed = 0
+    for cache in (Path(out) / DATA_CACHE, *sorted(Path(out).glob(f"em-*/{DATA_CACHE}"))):
+        if cache.is_file():
+            freed += cache.stat().st_size
+            cache.unlink()
+    return freed
 
 
 def train_population(
