@@ -16,15 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from poolshark.engine.batched import (
-    COERCED,
-    END_STREET,
-    RAKE,
-    SHOWDOWN,
-    SHOWN,
-    BatchedTables,
-)
+from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import Betting, GameConfig, Settlement
+from poolshark.engine.kernel import COERCED, END_STREET, RAKE, SHOWDOWN, SHOWN
 from poolshark.engine.table import Move, Table
 
 MOVES = (Move.FOLD, Move.CHECK_CALL, Move.RAISE)

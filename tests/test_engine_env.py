@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from poolshark.engine.actions import ActionSet
-from poolshark.engine.batched import CHECK_CALL, FOLD, RAISE, BatchedTables
+from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
 from poolshark.engine.observation import PrivilegedObservation, PublicObservation
 from poolshark.engine.seating import FastFoldSeating
 from poolshark.play.env import HoldemEnv, MultiAgentView, VectorEnv, random_policy

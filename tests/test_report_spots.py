@@ -7,7 +7,7 @@ import pytest
 
 from poolshark.agents.bots import CallingStation, StyleAgent, TightAggressive
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
-from poolshark.engine.batched import BET, STACK
+from poolshark.engine.kernel import BET, STACK
 from poolshark.pool.style import load_style
 from poolshark.report.spots import Spot, action_shares, spot_decisions
 

@@ -27,7 +27,7 @@ from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities, en
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
 from poolshark.cards.evaluator import tables as evaluator_tables
 from poolshark.engine.actions import ActionSet
-from poolshark.engine.batched import CHECK_CALL, FOLD, RAISE
+from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
 from poolshark.pool.context import Feature, Position
 from poolshark.pool.policy import JAM_SNAP, sample_actions
 from poolshark.pool.pools import Pool

@@ -29,7 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.engine.actions import ActionSet
-from poolshark.engine.batched import (
+from poolshark.engine.batched import BatchedTables, LegalBatch
+from poolshark.engine.kernel import (
     BET,
     BUTTON,
     CHECK_CALL,
@@ -45,8 +46,6 @@ from poolshark.engine.batched import (
     STACK,
     STREET,
     TOTAL,
-    BatchedTables,
-    LegalBatch,
 )
 from poolshark.engine.observation import PublicObservation
 from poolshark.pool.context import ActionLogs, TableStates, context_batch

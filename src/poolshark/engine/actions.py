@@ -15,15 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.engine.batched import (
-    CHECK_CALL,
-    CURRENT_BET,
-    FOLD,
-    RAISE,
-    TOTAL,
-    BatchedTables,
-    LegalBatch,
-)
+from poolshark.engine.batched import BatchedTables, LegalBatch
+from poolshark.engine.kernel import CHECK_CALL, CURRENT_BET, FOLD, RAISE, TOTAL
 
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]

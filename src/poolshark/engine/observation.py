@@ -14,7 +14,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.engine.batched import (
+from poolshark.engine.batched import BatchedTables
+from poolshark.engine.kernel import (
     BET,
     BUTTON,
     CURRENT_BET,
@@ -24,7 +25,6 @@ from poolshark.engine.batched import (
     STACK,
     STREET,
     TOTAL,
-    BatchedTables,
 )
 
 Floats = npt.NDArray[np.float32]

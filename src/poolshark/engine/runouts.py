@@ -23,7 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.cards.evaluator import tables as evaluator_tables
-from poolshark.engine.batched import (
+from poolshark.engine.batched import BatchedTables, random_below
+from poolshark.engine.kernel import (
     END_STREET,
     NET,
     PREFLOP,
@@ -34,10 +35,8 @@ from poolshark.engine.batched import (
     START,
     STREET,
     TOTAL,
-    BatchedTables,
     Evaluator,
     Rules,
-    random_below,
     settle,
 )
 

@@ -42,7 +42,9 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.agents.protocol import Agent
-from poolshark.engine.batched import (
+from poolshark.engine.batched import BatchedTables
+from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import (
     LOG_AMOUNT,
     LOG_LEN,
     LOG_MOVE,
@@ -51,9 +53,7 @@ from poolshark.engine.batched import (
     PREFLOP,
     RAISE,
     RAKE,
-    BatchedTables,
 )
-from poolshark.engine.config import GameConfig
 from poolshark.engine.runouts import AllInEV, hand_results
 from poolshark.play.loop import PlayLoop, no_limit_game
 

@@ -33,8 +33,9 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.agents.protocol import Agent, Decisions, engine_moves
-from poolshark.engine.batched import COERCED, BatchedTables, LegalBatch
+from poolshark.engine.batched import BatchedTables, LegalBatch
 from poolshark.engine.config import GameConfig, Settlement
+from poolshark.engine.kernel import COERCED
 
 Int64s = npt.NDArray[np.int64]
 

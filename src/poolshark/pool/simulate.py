@@ -49,15 +49,8 @@ import polars as pl
 from poolshark.cards.card import format_cards
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
 from poolshark.cards.evaluator import tables as evaluator_tables
-from poolshark.engine.batched import (
-    DONE,
-    SEAT_FIELDS,
-    STREET,
-    TABLE_FIELDS,
-    Evaluator,
-    Rules,
-)
 from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import DONE, SEAT_FIELDS, STREET, TABLE_FIELDS, Evaluator, Rules
 from poolshark.engine.table import Move, Street
 from poolshark.histories.phh import write_phh
 from poolshark.histories.record import HandRecord, RecordedAction, Seat

@@ -23,7 +23,8 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.engine.batched import (
+from poolshark.engine.batched import deal, next_random, random_below
+from poolshark.engine.kernel import (
     BET,
     BUTTON,
     COERCED,
@@ -46,9 +47,6 @@ from poolshark.engine.batched import (
     Evaluator,
     Rules,
     act,
-    deal,
-    next_random,
-    random_below,
     settle,
     start_hand,
 )

@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.cards.evaluator import KEY_INIT, value_of
-from poolshark.engine.batched import Evaluator
 from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import Evaluator
 from poolshark.histories.chips import CURRENCY_SYMBOL, format_chips
 from poolshark.histories.pokerstars import describe_hand
 

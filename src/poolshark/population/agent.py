@@ -29,7 +29,7 @@ import torch
 
 from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.actions import ActionSet
-from poolshark.engine.batched import (
+from poolshark.engine.kernel import (
     BUTTON,
     LOG_AMOUNT,
     LOG_LEN,

@@ -18,8 +18,9 @@ from poolshark.agents.bots import StyleAgent
 from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
 from poolshark.engine.actions import ActionSet
-from poolshark.engine.batched import CHECK_CALL, FOLD, RAISE, BatchedTables
+from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
 from poolshark.exploit.rollout import StyleProbabilities
 
 Floats = npt.NDArray[np.float64]
