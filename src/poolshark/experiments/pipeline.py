@@ -21,7 +21,7 @@ import json
 import os
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from poolshark.population.train import (
     train_population,
 )
 from poolshark.report.run_report import build_report
+from poolshark.training.common import write_text_atomic
 
 STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
@@ -95,7 +96,6 @@ class PipelineConfig(BaseModel):
     @field_validator("imputer")
     @classmethod
     def _known_imputer(cls, value: str) -> str:
-
         imputer_settings(value, "")
         return value
 
@@ -139,27 +139,39 @@ class Run:
         self.figures[stage] = figures
 
 
+def reopen_config(
+    folder: Path,
+    wanted: dict[str, Any],
+    resumable: Sequence[str],
+    error: type[ValueError],
+) -> dict[str, Any] | None:
+    """The config a run folder was started with (None for a new folder, whose
+    ``config.json`` is written now); ``error`` names the keys that differ from ``wanted``
+    apart from the ``resumable`` ones."""
+    saved = folder / "config.json"
+    if not saved.exists():
+        write_text_atomic(json.dumps(wanted, indent=2) + "\n", saved)
+        return None
+    before: dict[str, Any] = json.loads(saved.read_text(encoding="utf-8"))
+    changed = sorted(
+        key
+        for key in set(wanted) | set(before)
+        if key not in resumable and before.get(key) != wanted.get(key)
+    )
+    if changed:
+        raise error(
+            f"{folder} holds a run with another config (differs in {', '.join(changed)}):"
+            " pick another --out or delete it"
+        )
+    return before
+
+
 def start_run(out: str | Path, config: PipelineConfig) -> Run:
     """Open (or reopen) a run folder; a folder holding another config is refused, naming
     the keys that differ (:data:`RESUMABLE_CHANGES` may differ)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    saved = folder / "config.json"
-    wanted = config.model_dump(mode="json")
-    if saved.exists():
-        before = json.loads(saved.read_text(encoding="utf-8"))
-        changed = sorted(
-            key
-            for key in set(wanted) | set(before)
-            if key not in RESUMABLE_CHANGES and before.get(key) != wanted.get(key)
-        )
-        if changed:
-            raise PipelineError(
-                f"{folder} holds a run with another config (differs in {', '.join(changed)}):"
-                " pick another --out or delete it"
-            )
-    else:
-        saved.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+    reopen_config(folder, config.model_dump(mode="json"), RESUMABLE_CHANGES, PipelineError)
     return Run(folder, config)
 
 

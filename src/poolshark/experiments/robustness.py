@@ -39,7 +39,7 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from poolshark.evaluate.match import MatchConfig
-from poolshark.experiments.pipeline import POPULATION_RANGES, edge, train_variant
+from poolshark.experiments.pipeline import POPULATION_RANGES, edge, reopen_config, train_variant
 from poolshark.histories.ingest import ingest
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import write_simulation
@@ -204,29 +204,14 @@ def open_run(
     the keys that differ (:data:`RESUMABLE_CHANGES` may differ)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    saved = folder / "config.json"
     wanted = config.model_dump(mode="json")
-    if saved.exists():
-        before = json.loads(saved.read_text(encoding="utf-8"))
-        changed = sorted(
-            key
-            for key in set(wanted) | set(before)
-            if key not in RESUMABLE_CHANGES and before.get(key) != wanted.get(key)
-        )
-        if changed:
-            raise RobustnessError(
-                f"{folder} holds a run with another config (differs in {', '.join(changed)}):"
-                " pick another --out or delete it"
-            )
-        if before.get("points") != wanted["points"]:
-            _write_json(saved, wanted)
-    else:
-        _write_json(saved, wanted)
+    before = reopen_config(folder, wanted, RESUMABLE_CHANGES, RobustnessError)
+    if before is not None and before.get("points") != wanted["points"]:
+        _write_json(folder / "config.json", wanted)
     return RobustnessRun(folder, config, log)
 
 
 def _write_json(path: Path, payload: dict[str, Any]) -> None:
-
     write_text_atomic(json.dumps(payload, indent=2) + "\n", path)
 
 
