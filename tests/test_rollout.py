@@ -22,6 +22,7 @@ from poolshark.exploit.rollout import (
     RolloutSettings,
     StyleProbabilities,
     sample_choices,
+    seat_owners,
     showdown_features,
 )
 from poolshark.pool.pools import load_pool
@@ -334,3 +335,115 @@ def test_bad_settings_are_clear_errors() -> None:
         Rollout(RolloutSettings(), ACTIONS, [])
     with pytest.raises(RolloutError, match="weights"):
         Rollout(RolloutSettings(), ACTIONS, [Opponent("x", CallingStation(), 0.0)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    seats=st.integers(2, 10),
+    drawn_count=st.integers(1, 3),
+    seated_count=st.integers(0, 3),
+)
+def test_each_seated_opponent_holds_exactly_one_seat_of_every_hand(
+    seed: int, seats: int, drawn_count: int, seated_count: int
+) -> None:
+    """The learner in seat 0, each seated opponent in exactly one other seat, the drawn
+    opponents everywhere else; the same seed draws the same seating."""
+    seated_count = min(seated_count, seats - 1)
+    agents = np.arange(drawn_count + seated_count)
+    drawn, seated = agents[:drawn_count], agents[drawn_count:]
+    weights = np.full(drawn_count, 1.0 / drawn_count)
+    owners = seat_owners(np.random.default_rng(seed), 50, seats, drawn, weights, seated)
+    again = seat_owners(np.random.default_rng(seed), 50, seats, drawn, weights, seated)
+    assert np.array_equal(owners, again)
+    assert owners.shape == (50, seats)
+    assert (owners[:, 0] == 0).all()
+    for agent in 1 + seated:
+        assert ((owners == agent).sum(axis=1) == 1).all()
+    rest = owners[:, 1:][~np.isin(owners[:, 1:], 1 + seated)]
+    assert np.isin(rest, 1 + drawn).all()
+
+
+def test_seated_seats_are_uniform_and_drawn_seats_follow_the_weights() -> None:
+    rng = np.random.default_rng(11)
+    hands = 30_000
+    owners = seat_owners(rng, hands, 6, np.array([0, 1]), np.array([0.75, 0.25]), np.array([2]))
+    where = np.argmax(owners == 3, axis=1)
+    counts = np.bincount(where, minlength=6)
+    assert counts[0] == 0
+    assert np.all(np.abs(counts[1:] / hands - 0.2) < 0.01)
+    others = owners[:, 1:][owners[:, 1:] != 3]
+    assert abs((others == 1).mean() - 0.75) < 0.01
+    plain = seat_owners(
+        np.random.default_rng(5),
+        40,
+        6,
+        np.array([0, 1]),
+        np.array([0.5, 0.5]),
+        np.array([], dtype=np.int64),
+    )
+    direct = 1 + np.random.default_rng(5).choice(2, size=(40, 6), p=[0.5, 0.5])
+    direct[:, 0] = 0
+    assert np.array_equal(plain, direct)  # runs without seated agents replay as before
+
+
+def test_a_seated_opponent_plays_one_seat_of_every_hand_at_every_table() -> None:
+    """A rollout with a seated recorder among calling stations: at every hand it acts, it
+    acts from one seat only, no station acts from that seat, and it sits at every table."""
+    seen: dict[str, list[tuple[int, int, int]]] = {"seated": [], "pool": []}
+
+    class Recorder(CallingStation):
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def act(self, decisions: Decisions) -> object:  # type: ignore[override]
+            seen[self.name] += zip(
+                decisions.hand_ids.tolist(),
+                decisions.tables.tolist(),
+                decisions.seats.tolist(),
+                strict=True,
+            )
+            return super().act(decisions)
+
+    tables, hands = 40, 5
+    rollout = Rollout(
+        RolloutSettings(tables=tables, hands_per_table=hands, abandon_folded=False),
+        ACTIONS,
+        [
+            Opponent("pool", Recorder("pool"), 1.0),
+            Opponent("frozen", Recorder("seated"), 1.0, seated=True),
+        ],
+    )
+    batch = rollout.collect(fold_policy, seed=3, iteration=0)
+    seated_seats: dict[int, set[int]] = {}
+    for hand, _, seat in seen["seated"]:
+        seated_seats.setdefault(hand, set()).add(seat)
+    # stations never fold, so every seat acts in every hand
+    assert len(seated_seats) == tables * hands
+    assert all(len(s) == 1 for s in seated_seats.values())
+    assert all(0 not in s for s in seated_seats.values())
+    for hand, _, seat in seen["pool"]:
+        assert seat not in seated_seats[hand]
+    assert {table for _, table, _ in seen["seated"]} == set(range(tables))
+    share = batch.opponent_decisions["frozen"] / sum(batch.opponent_decisions.values())
+    assert 0.15 < share < 0.25  # one of the five opponent seats
+    again = Rollout(rollout.settings, ACTIONS, rollout.opponents).collect(
+        fold_policy, seed=3, iteration=0
+    )
+    assert np.array_equal(batch.hand_rewards, again.hand_rewards)
+
+
+def test_seated_opponents_need_room_and_a_drawn_opponent() -> None:
+    frozen = Opponent("frozen", CallingStation(), seated=True)
+    with pytest.raises(RolloutError, match="not seated"):
+        Rollout(RolloutSettings(), ACTIONS, [frozen])
+    with pytest.raises(RolloutError, match="do not fit 2 seats"):
+        Rollout(
+            RolloutSettings(seats=2),
+            ACTIONS,
+            [
+                Opponent("pool", CallingStation()),
+                frozen,
+                Opponent("two", TightAggressive(), seated=True),
+            ],
+        )
