@@ -112,3 +112,23 @@ def test_the_cli_prints_one_json_object_or_a_table(tmp_path: Path, exploiter: st
     result = runner.invoke(app, ["probe", exploiter, "--pool", "nowhere", "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "nowhere" in result.stderr
+
+
+def test_train_takes_seated_agents_and_seats_them_in_its_evaluation(
+    tmp_path: Path, exploiter: str
+) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text("hands_per_table = 2\nhidden = 16\nminibatch_size = 64\nepochs = 1\n")
+    result = CliRunner().invoke(
+        app,
+        [
+            "train", "--against", "station", "--seated", exploiter, "--config", str(config),
+            "--out", str(tmp_path / "run"), "--tables", "16", "--iterations", "1",
+            "--threads", "1", "--eval-hands", "120", "--json",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    names = [agent["name"] for agent in payload["evaluation"]["agents"]]
+    assert names == ["exploiter", f"{exploiter} (seated)", "station"]
+    assert payload["evaluation"]["lineup"] == names[:2] + ["station"] * 4
