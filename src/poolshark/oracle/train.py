@@ -206,6 +206,13 @@ def oracle_loss(
     return LossTerms(loss=nll + batch_weight * kl, nll=nll, batch_kl=kl)
 
 
+def batch_loss(log_probs: Tensor, batch: BatchTensors, mode: str, batch_weight: float) -> LossTerms:
+    """:func:`oracle_loss` of a batch's predictions ``log_probs`` (E, 1326), with the
+    labels the ``mode`` may use."""
+    labelled = labelled_examples(batch.combo, batch.shown, mode)
+    return oracle_loss(log_probs, batch.combo, labelled, batch.blocked, batch_weight)
+
+
 # -- evaluation -----------------------------------------------------------------------------------
 
 
@@ -596,14 +603,7 @@ def train_oracle(
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
-                log_probs = net(batch)
-                terms = oracle_loss(
-                    log_probs,
-                    batch.combo,
-                    labelled_examples(batch.combo, batch.shown, config.mode),
-                    batch.blocked,
-                    weight,
-                )
+                terms = batch_loss(net(batch), batch, config.mode, weight)
                 optimizer.zero_grad(set_to_none=True)
                 terms.loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()
