@@ -194,19 +194,21 @@ def test_the_loss_matches_a_plain_reference() -> None:
     combo = torch.tensor([int(np.flatnonzero(~row)[5]) for row in blocked])
     combo[2] = -1
     shown = torch.tensor([True, False, True, True, False, True, False, True, True])
+    deal = torch.tensor([True, True, False, True, False, True, True, False, True])
+    averaged = [i for i in range(examples) if deal[i]]
     for mode in ("all", "shown"):
         labelled = labelled_examples(combo, shown, mode)
-        terms = oracle_loss(log_probs, combo, labelled, torch.from_numpy(blocked), 0.7)
+        terms = oracle_loss(log_probs, combo, labelled, torch.from_numpy(blocked), 0.7, deal)
         values = log_probs.numpy()
         chosen = [i for i in range(examples) if combo[i] >= 0 and (mode == "all" or shown[i])]
         nll = -sum(values[i, int(combo[i])] for i in chosen) / len(chosen)
         average_deal = np.zeros(1326)
         average_prediction = np.zeros(1326)
-        for i in range(examples):
+        for i in averaged:
             possible = [c for c in range(1326) if not blocked[i, c]]
             for c in possible:
-                average_deal[c] += 1 / len(possible) / examples
-            average_prediction += np.exp(values[i]) / examples
+                average_deal[c] += 1 / len(possible) / len(averaged)
+            average_prediction += np.exp(values[i]) / len(averaged)
         kl = sum(
             t * (math.log(t) - math.log(p))
             for t, p in zip(average_deal, average_prediction, strict=True)
@@ -215,10 +217,11 @@ def test_the_loss_matches_a_plain_reference() -> None:
         assert float(terms.nll) == pytest.approx(nll, rel=1e-9)
         assert float(terms.batch_kl) == pytest.approx(kl, rel=1e-9, abs=1e-12)
         assert float(terms.loss) == pytest.approx(nll + 0.7 * kl, rel=1e-9)
-    empty = oracle_loss(
-        log_probs, combo, torch.zeros(examples, dtype=torch.bool), torch.from_numpy(blocked), 0.0
-    )
+    nothing = torch.zeros(examples, dtype=torch.bool)
+    empty = oracle_loss(log_probs, combo, nothing, torch.from_numpy(blocked), 0.0, deal)
     assert float(empty.loss) == 0.0
+    no_deal = oracle_loss(log_probs, combo, nothing, torch.from_numpy(blocked), 1.0, nothing)
+    assert float(no_deal.batch_kl) == 0.0
 
 
 def seat_acted_before(data: od.OracleData, example: int) -> bool:
