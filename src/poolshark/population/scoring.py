@@ -145,6 +145,11 @@ def score(probabilities: Floats, dataset: ActionDataset) -> dict[str, Any]:
     return result
 
 
+def selection_nll(probabilities: Floats, dataset: ActionDataset) -> float:
+    """The validation NLL that picks a run's best epoch."""
+    return float(score(probabilities, dataset)["nll"])
+
+
 @torch.no_grad()
 def predict(
     model: PopulationNet, dataset: ActionDataset, device: str = "cpu", batch: int = EVAL_BATCH

@@ -53,7 +53,7 @@ from poolshark.population.model import (
     build_population_net,
     masked_nll,
 )
-from poolshark.population.scoring import Baselines, evaluate, predict, score
+from poolshark.population.scoring import Baselines, evaluate, predict, score, selection_nll
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import select_hands
 from poolshark.training.common import (
@@ -582,7 +582,9 @@ def train_population(
                     state["seconds"] = time.perf_counter() - started
                     checkpoint(last_path, state)
                     log.flush()
-            figures = score(predict(model, val_data, config.device), val_data)
+            probabilities = predict(model, val_data, config.device)
+            figures = score(probabilities, val_data)
+            selection = selection_nll(probabilities, val_data)
             entry = {
                 "epoch": float(epoch + 1),
                 "train_nll": float(state["loss_sum"]) / max(1, steps_per_epoch),
@@ -598,13 +600,13 @@ def train_population(
                     log.scalar(f"epoch/{key}", value, epoch + 1)
             if on_epoch is not None:
                 on_epoch(entry)
-            improved = figures["nll"] < float(state["best_nll"])
+            improved = selection < float(state["best_nll"])
             state.update(
                 epoch=epoch + 1,
                 step_in_epoch=0,
                 loss_sum=0.0,
                 seconds=time.perf_counter() - started,
-                best_nll=figures["nll"] if improved else state["best_nll"],
+                best_nll=selection if improved else state["best_nll"],
                 best_epoch=epoch + 1 if improved else state["best_epoch"],
                 stale_epochs=0 if improved else int(state["stale_epochs"]) + 1,
             )
