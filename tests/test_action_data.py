@@ -37,6 +37,7 @@ from poolshark.population.imputation import impute_hole_cards
 from poolshark.population.range_view import exact_pool_ranges, range_query, source_ranges
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import (
+    ActionDataError,
     DecisionStates,
     HandLogs,
     hand_slice,
@@ -370,6 +371,17 @@ def test_dataset_roundtrip_and_fingerprint(hands, tmp_path) -> None:  # type: ig
     both = ActionDataset.concatenate([dataset, dataset])
     assert both.size == 2 * dataset.size
     assert np.unique(both.hand_key).size == 2 * np.unique(dataset.hand_key).size
+
+
+def test_datasets_of_an_older_format_are_refused(hands, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    dataset = simulated_dataset(select_hands(hands, np.arange(20)), None)
+    path = save_dataset(dataset, tmp_path / "rows.npz")
+    with np.load(path) as stored:
+        arrays = dict(stored)
+    arrays["format"] = np.array("poolshark-action-data-v1")
+    np.savez(tmp_path / "old.npz", **arrays)
+    with pytest.raises(ActionDataError, match=r"older format .*v1.* build the rows again"):
+        load_dataset(tmp_path / "old.npz")
 
 
 def test_showdown_only_rows_impute_the_rest(hands) -> None:  # type: ignore[no-untyped-def]
