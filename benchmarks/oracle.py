@@ -44,7 +44,7 @@ from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
 from poolshark.oracle import features as ofeat
 from poolshark.oracle.model import BatchTensors, OracleNet, RangeOracle
-from poolshark.oracle.train import labelled_examples, oracle_loss
+from poolshark.oracle.train import batch_loss
 from poolshark.pool.context import ActionLogs
 from poolshark.pool.pools import load_pool
 from poolshark.pool.posterior import label_decisions, pool_mixture
@@ -169,9 +169,7 @@ def training_rate(data: od.OracleData, steps: int) -> tuple[float, float]:
     for step in range(steps):
         batch = obatch.make_batch(data, order[step * 64 : (step + 1) * 64], starts)
         tensors = BatchTensors.of(batch, "cpu")
-        log_probs = net(tensors)
-        labelled = labelled_examples(tensors.combo, tensors.shown, "all")
-        loss = oracle_loss(log_probs, tensors.combo, labelled, tensors.blocked, 0.0).loss
+        loss = batch_loss(net(tensors), tensors, "all", 0.0).loss
         optimizer.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         optimizer.step()

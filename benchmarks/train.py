@@ -90,8 +90,7 @@ from poolshark.oracle.model import BatchTensors, build_oracle
 from poolshark.oracle.train import (
     SIM_TABLES,
     OracleTrainConfig,
-    labelled_examples,
-    oracle_loss,
+    batch_loss,
     train_oracle,
 )
 from poolshark.pool.pools import load_pool
@@ -289,12 +288,9 @@ def oracle(
     tensors = BatchTensors.of(
         obatch.make_batch(train, chosen, obatch.example_starts(train)), device
     )
-    labelled = labelled_examples(tensors.combo, tensors.shown, config.mode)
 
     def loss() -> torch.Tensor:
-        log_probs = net(tensors)
-        weight = config.effective_batch_weight
-        return oracle_loss(log_probs, tensors.combo, labelled, tensors.blocked, weight).loss
+        return batch_loss(net(tensors), tensors, config.mode, config.effective_batch_weight).loss
 
     bare = bare_seconds(backward_of(net, loss), sizes.bare_repeats, device)
     figures = Figures(batch, count_parameters(net), batch / step, batch / bare, sizes.oracle_steps)

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX, N_COMBOS
+from poolshark.histories.pokerstars import parse_pokerstars
 from poolshark.histories.rows import build_rows
 from poolshark.pool.context import Feature, replay_contexts
 from poolshark.pool.policy import sample_actions
@@ -36,6 +37,7 @@ from poolshark.population.imputation import impute_hole_cards
 from poolshark.population.range_view import exact_pool_ranges, range_query, source_ranges
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import (
+    ActionDataError,
     DecisionStates,
     HandLogs,
     hand_slice,
@@ -371,6 +373,17 @@ def test_dataset_roundtrip_and_fingerprint(hands, tmp_path) -> None:  # type: ig
     assert np.unique(both.hand_key).size == 2 * np.unique(dataset.hand_key).size
 
 
+def test_datasets_of_an_older_format_are_refused(hands, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    dataset = simulated_dataset(select_hands(hands, np.arange(20)), None)
+    path = save_dataset(dataset, tmp_path / "rows.npz")
+    with np.load(path) as stored:
+        arrays = dict(stored)
+    arrays["format"] = np.array("poolshark-action-data-v1")
+    np.savez(tmp_path / "old.npz", **arrays)
+    with pytest.raises(ActionDataError, match=r"older format .*v1.* build the rows again"):
+        load_dataset(tmp_path / "old.npz")
+
+
 def test_showdown_only_rows_impute_the_rest(hands) -> None:  # type: ignore[no-untyped-def]
     dataset = simulated_dataset(hands, UniformRanges(), hidden="showdown")
     assert 0.5 < dataset.imputed.mean() < 1.0
@@ -456,3 +469,51 @@ def test_call_class_is_always_legal(decisions, street: int) -> None:  # type: ig
     states, _, _ = decisions
     rows = states.street == street
     assert legal_classes(states.contexts[rows])[:, CALL_CLASS].all()
+
+
+FREE_FOLD_HAND = """\
+PokerStars Hand #100000000001:  Hold'em No Limit ($0.05/$0.10 USD) - 2009/07/01 12:00:00 ET
+Table 'Free Fold' 6-max Seat #1 is the button
+Seat 1: Button ($10 in chips)
+Seat 2: Small ($10 in chips)
+Seat 3: Big ($10 in chips)
+Small: posts small blind $0.05
+Big: posts big blind $0.10
+*** HOLE CARDS ***
+Button: calls $0.10
+Small: calls $0.05
+Big: checks
+*** FLOP *** [Jd 7c 2s]
+Small: folds
+Big: checks
+Button: bets $0.20
+Big: folds
+Uncalled bet ($0.20) returned to Button
+Button collected $0.30 from pot
+Button: doesn't show hand
+*** SUMMARY ***
+Total pot $0.30 | Rake $0
+Board [Jd 7c 2s]
+Seat 1: Button (button) collected ($0.30)
+Seat 2: Small (small blind) folded on the Flop
+Seat 3: Big (big blind) folded on the Flop
+"""
+
+
+def test_a_free_fold_is_a_check_and_the_folder_is_out_of_the_hand() -> None:
+    """PokerStars lets the small blind fold on the flop when checking is free. The action
+    model learns it as the check it amounts to, but every later decision sees two players,
+    not three, as the rows themselves say."""
+    frame = build_rows([parse_pokerstars(FREE_FOLD_HAND)]).frame
+    groups, report = rows_states(frame)
+    assert report.free_folds_as_checks == 1
+    (group,) = groups
+    states = group.states
+    assert states.size == 7
+    contexts = states.contexts
+    classes = action_classes(group.moves, group.amounts, contexts)
+    assert classes[3] == CALL_CLASS  # the small blind's free fold, learnt as a check
+    assert contexts[3, Feature.TO_CALL] == 0
+    alive = contexts[:, Feature.ALIVE].astype(np.int64).tolist()
+    assert alive == frame["players_alive"].to_list()
+    assert alive == [3, 3, 3, 3, 2, 2, 2]

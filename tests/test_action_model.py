@@ -17,7 +17,7 @@ from poolshark.population.actions import N_CLASSES
 from poolshark.population.data import simulated_dataset
 from poolshark.population.finetune import SftConfig, finetune_player
 from poolshark.population.model import FeatureTensors, PopulationNet, build_population_net
-from poolshark.population.scoring import Baselines, score
+from poolshark.population.scoring import Baselines, score, selection_nll
 from poolshark.population.train import (
     PopulationTrainConfig,
     PopulationTrainingError,
@@ -153,6 +153,29 @@ def test_baselines_and_scores() -> None:
     truth = score(test.true_policy.astype(np.float64), test)
     assert truth["kl"] == 0
     assert truth["nll"] < figures["context"]["nll"]
+
+
+def test_selection_does_not_prefer_a_model_that_echoes_its_imputation() -> None:
+    """Rows whose cards were imputed carry cards drawn to explain the actions taken, so a
+    model that agrees with its own imputation scores well on them whatever it does on real
+    cards. The selection must prefer the true policy, which it does only by leaving the
+    imputed rows out."""
+    hands = simulate(load_pool("micro-zoom"), 300, seed=4)
+    full = simulated_dataset(hands, None)
+    seen = simulated_dataset(hands, None, hidden="showdown", imputer=UniformRanges(), seed=1)
+    np.testing.assert_array_equal(seen.target, full.target)
+    assert 0.5 < seen.imputed.mean() < 0.95
+    truth = full.true_policy.astype(np.float64)  # the pool itself, on the real cards
+    legal = seen.features.legal
+    uniform = legal / legal.sum(axis=1, keepdims=True)
+    taken = np.zeros_like(truth)
+    taken[np.arange(seen.size), seen.target] = 1.0
+    echo = 0.5 * truth + 0.5 * uniform  # worse than the truth on real cards ...
+    confident = 0.95 * taken + 0.05 * uniform  # ... but sure of every action it imputed for
+    echo[seen.imputed] = confident[seen.imputed]
+    assert score(echo, seen)["nll"] < score(truth, seen)["nll"]  # all rows: circular
+    honest, echoed = selection_nll(truth, seen), selection_nll(echo, seen)
+    assert honest < echoed
 
 
 def test_sft_on_one_player(trained, tmp_path) -> None:  # type: ignore[no-untyped-def]

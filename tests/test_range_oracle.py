@@ -27,6 +27,7 @@ from poolshark.oracle.model import (
 from poolshark.oracle.train import (
     OracleTrainConfig,
     OracleTrainingError,
+    batch_loss,
     evaluate_oracle,
     labelled_examples,
     oracle_loss,
@@ -193,19 +194,21 @@ def test_the_loss_matches_a_plain_reference() -> None:
     combo = torch.tensor([int(np.flatnonzero(~row)[5]) for row in blocked])
     combo[2] = -1
     shown = torch.tensor([True, False, True, True, False, True, False, True, True])
+    deal = torch.tensor([True, True, False, True, False, True, True, False, True])
+    averaged = [i for i in range(examples) if deal[i]]
     for mode in ("all", "shown"):
         labelled = labelled_examples(combo, shown, mode)
-        terms = oracle_loss(log_probs, combo, labelled, torch.from_numpy(blocked), 0.7)
+        terms = oracle_loss(log_probs, combo, labelled, torch.from_numpy(blocked), 0.7, deal)
         values = log_probs.numpy()
         chosen = [i for i in range(examples) if combo[i] >= 0 and (mode == "all" or shown[i])]
         nll = -sum(values[i, int(combo[i])] for i in chosen) / len(chosen)
         average_deal = np.zeros(1326)
         average_prediction = np.zeros(1326)
-        for i in range(examples):
+        for i in averaged:
             possible = [c for c in range(1326) if not blocked[i, c]]
             for c in possible:
-                average_deal[c] += 1 / len(possible) / examples
-            average_prediction += np.exp(values[i]) / examples
+                average_deal[c] += 1 / len(possible) / len(averaged)
+            average_prediction += np.exp(values[i]) / len(averaged)
         kl = sum(
             t * (math.log(t) - math.log(p))
             for t, p in zip(average_deal, average_prediction, strict=True)
@@ -214,10 +217,47 @@ def test_the_loss_matches_a_plain_reference() -> None:
         assert float(terms.nll) == pytest.approx(nll, rel=1e-9)
         assert float(terms.batch_kl) == pytest.approx(kl, rel=1e-9, abs=1e-12)
         assert float(terms.loss) == pytest.approx(nll + 0.7 * kl, rel=1e-9)
-    empty = oracle_loss(
-        log_probs, combo, torch.zeros(examples, dtype=torch.bool), torch.from_numpy(blocked), 0.0
-    )
+    nothing = torch.zeros(examples, dtype=torch.bool)
+    empty = oracle_loss(log_probs, combo, nothing, torch.from_numpy(blocked), 0.0, deal)
     assert float(empty.loss) == 0.0
+    no_deal = oracle_loss(log_probs, combo, nothing, torch.from_numpy(blocked), 1.0, nothing)
+    assert float(no_deal.batch_kl) == 0.0
+
+
+def seat_acted_before(data: od.OracleData, example: int) -> bool:
+    """Whether the asked seat made one of the hand's actions before the question."""
+    first = int(data.action_start[int(data.example_hand[example])])
+    earlier = data.actor[first : first + int(data.example_before[example])]
+    return bool((earlier == data.example_seat[example]).any())
+
+
+def test_the_batch_term_leaves_the_exact_posterior_alone() -> None:
+    """The average posterior equals the deal only over questions that are not selected on
+    the seat's cards (end of hand, or before the seat's first action). Questions after the
+    seat's own decisions (only players who did not fold are asked again) average far from
+    the deal; a batch term over them pulls a correct oracle toward uniform."""
+    hands = simulate(load_pool("micro-zoom"), 200, seed=5, tables=8)
+    data = od.from_simulation(hands, exact=True, seed=5, keep_exact_rows=True)
+    batch = obatch.make_batch(data, np.arange(data.hands))
+    exact = torch.from_numpy(data.exact_rows[batch.examples].astype(np.float64)).log()
+    exact.requires_grad_(True)
+    selected = np.array(
+        [not batch.end[i] and seat_acted_before(data, int(e)) for i, e in enumerate(batch.examples)]
+    )
+    assert selected.sum() > 500
+    assert (~selected).sum() > 2000
+    # after a seat's own decisions its true range is far from the deal on average
+    possible = ~batch.blocked
+    deal = (possible / possible.sum(axis=1, keepdims=True))[selected].mean(axis=0)
+    average = data.exact_rows[batch.examples][selected].astype(np.float64).mean(axis=0)
+    assert float((deal * np.log(deal / average)).sum()) > 0.5
+    terms = batch_loss(exact, BatchTensors.of(batch, "cpu"), "all", 1.0)
+    # the true posterior pays (almost) nothing: the sampling noise of 200 hands
+    assert terms.batch_kl.item() < 0.002
+    terms.batch_kl.backward()  # type: ignore[no-untyped-call]
+    assert exact.grad is not None
+    assert float(exact.grad[torch.from_numpy(selected)].abs().max()) == 0.0
+    assert float(exact.grad[torch.from_numpy(~selected)].abs().max()) > 0.0
 
 
 # -- training ---------------------------------------------------------------------------------

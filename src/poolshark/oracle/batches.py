@@ -35,7 +35,9 @@ class OracleBatch:
     (Q,) each postflop action's row of ``board_features`` (G, 1326, COMBO_FEATURES), one
     per (hand, street) needed. Examples (E): ``examples`` their indices in the data,
     ``blocked`` (E, 1326), ``combo`` (-1 unknown), ``shown``, ``street``, ``end``,
-    ``exact_logp``; an example's logits add the scores of its seat's earlier actions:
+    ``exact_logp``, ``deal`` (the question is not selected on the seat's cards: asked at
+    the end of the hand, or before the seat's first action; the batch term of the loss
+    averages over these only); an example's logits add the scores of its seat's earlier actions:
     ``pre_pairs`` (2, ·) and ``post_pairs`` (2, ·) rows (example, action) with the action
     an index into ``pre_positions`` / ``post_positions``.
     """
@@ -53,6 +55,7 @@ class OracleBatch:
     street: Int64s
     end: Bools
     exact_logp: Floats
+    deal: Bools
     pre_pairs: Int64s
     post_pairs: Int64s
 
@@ -92,6 +95,9 @@ def make_batch(data: OracleData, hands: Int64s, starts: Int64s | None = None) ->
     seat = data.example_seat[examples].astype(np.int64)
     earlier = (np.arange(width)[None, :] < before[:, None]) & (actor[local] == seat[:, None])
     pair_example, pair_t = np.nonzero(earlier)
+    acted = np.zeros(examples.size, dtype=np.bool_)
+    acted[pair_example] = True
+    end = data.example_end[examples]
     pair_position = local[pair_example] * width + pair_t
     needed = np.unique(pair_position)
     is_pre = street.ravel()[needed] == 0
@@ -127,8 +133,9 @@ def make_batch(data: OracleData, hands: Int64s, starts: Int64s | None = None) ->
         combo=data.example_combo[examples].astype(np.int64),
         shown=data.example_shown[examples],
         street=np.searchsorted(VISIBLE, board_shown).astype(np.int64),
-        end=data.example_end[examples],
+        end=end,
         exact_logp=data.exact_logp[examples],
+        deal=end | ~acted,
         pre_pairs=pre_pairs.astype(np.int64),
         post_pairs=post_pairs.astype(np.int64),
     )

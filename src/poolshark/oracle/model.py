@@ -68,6 +68,7 @@ class BatchTensors:
     blocked: Tensor
     combo: Tensor
     shown: Tensor
+    deal: Tensor
     pre_pairs: Tensor
     post_pairs: Tensor
 
@@ -88,6 +89,7 @@ class BatchTensors:
             blocked=put(batch.blocked),
             combo=put(batch.combo),
             shown=put(batch.shown),
+            deal=put(batch.deal),
             pre_pairs=put(batch.pre_pairs),
             post_pairs=put(batch.post_pairs),
         )

@@ -8,8 +8,10 @@ out), or a dataset file written by ``poolshark oracle data`` (``data``, optional
 
 The loss of a batch (:func:`oracle_loss`) is the mean negative log-likelihood of the
 labelled examples' true combos, plus ``batch_weight`` times the KL divergence from the
-batch's average uniform deal (each example uniform over its unblocked combos) to the
-batch's average prediction, which keeps mass on hands that are rarely labelled. Mode
+average uniform deal (each example uniform over its unblocked combos) to the average
+prediction, both over the batch's questions that are not selected on the seat's cards
+(end of hand, or before the seat's first action: only there does the true posterior
+average to the deal), which keeps mass on hands that are rarely labelled. Mode
 ``all`` labels every example whose combo is known (synthetic truth); mode ``shown`` only
 those shown at showdown, as real histories allow.
 
@@ -190,20 +192,40 @@ def labelled_examples(combo: Tensor, shown: Tensor, mode: str) -> Tensor:
 
 
 def oracle_loss(
-    log_probs: Tensor, combo: Tensor, labelled: Tensor, blocked: Tensor, batch_weight: float
+    log_probs: Tensor,
+    combo: Tensor,
+    labelled: Tensor,
+    blocked: Tensor,
+    batch_weight: float,
+    deal: Tensor,
 ) -> LossTerms:
     """Mean NLL of the labelled examples' combos plus ``batch_weight`` x KL(uniform deal
-    averaged over the batch || predictions averaged over the batch)."""
+    averaged over the ``deal`` examples || their predictions averaged).
+
+    ``deal`` (E,) marks the questions whose asking does not depend on the seat's cards
+    (:attr:`~poolshark.oracle.batches.OracleBatch.deal`): averaged over those, the true
+    posterior is the deal. A question after the seat's own decisions is selected (only
+    seats that did not fold are asked again), its true ranges average to the range of the
+    seats that continued, and a term over it would pull a correct oracle toward uniform.
+    """
     rows = torch.nonzero(labelled).squeeze(1)
     nll = -log_probs[rows, combo[rows]].mean() if rows.numel() else log_probs.new_zeros(())
     kl = log_probs.new_zeros(())
-    if batch_weight > 0:
-        possible = (~blocked).to(log_probs.dtype)
+    averaged = torch.nonzero(deal).squeeze(1)
+    if batch_weight > 0 and averaged.numel():
+        possible = (~blocked[averaged]).to(log_probs.dtype)
         target = (possible / possible.sum(dim=1, keepdim=True)).mean(dim=0)
-        predicted = torch.exp(log_probs).mean(dim=0)
+        predicted = torch.exp(log_probs[averaged]).mean(dim=0)
         present = target > 0
         kl = (target[present] * (target[present].log() - predicted[present].log())).sum()
     return LossTerms(loss=nll + batch_weight * kl, nll=nll, batch_kl=kl)
+
+
+def batch_loss(log_probs: Tensor, batch: BatchTensors, mode: str, batch_weight: float) -> LossTerms:
+    """:func:`oracle_loss` of a batch's predictions ``log_probs`` (E, 1326), with the
+    labels the ``mode`` may use."""
+    labelled = labelled_examples(batch.combo, batch.shown, mode)
+    return oracle_loss(log_probs, batch.combo, labelled, batch.blocked, batch_weight, batch.deal)
 
 
 # -- evaluation -----------------------------------------------------------------------------------
@@ -596,14 +618,7 @@ def train_oracle(
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
-                log_probs = net(batch)
-                terms = oracle_loss(
-                    log_probs,
-                    batch.combo,
-                    labelled_examples(batch.combo, batch.shown, config.mode),
-                    batch.blocked,
-                    weight,
-                )
+                terms = batch_loss(net(batch), batch, config.mode, weight)
                 optimizer.zero_grad(set_to_none=True)
                 terms.loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()

@@ -57,11 +57,14 @@ def size_bucket(fractions: npt.ArrayLike) -> Int64s:
 
 
 def action_classes(move: npt.ArrayLike, amount: npt.ArrayLike, contexts: Floats) -> Int64s:
-    """Class of each action (move 0/1/2, a raise's total to) taken at its context."""
+    """Class of each action (move 0/1/2, a raise's total to) taken at its context. A fold
+    with nothing to call (PokerStars allows it; ingested logs keep it, so that the player
+    is out of the hand afterwards) is the check it amounts to, as the engine plays it."""
     moves = np.asarray(move, dtype=np.int64)
     amounts = np.asarray(amount, dtype=np.int64)
     f = np.asarray(contexts, dtype=np.float64)
-    classes = np.where(moves == MOVE_FOLD, FOLD_CLASS, CALL_CLASS).astype(np.int64)
+    folding = (moves == MOVE_FOLD) & (f[:, Feature.TO_CALL] > 0)
+    classes = np.where(folding, FOLD_CLASS, CALL_CLASS).astype(np.int64)
     raising = moves == MOVE_RAISE
     bucket = FIRST_RAISE_CLASS + size_bucket(raise_fraction(amounts, f))
     all_in = amounts >= f[:, Feature.MAX_RAISE_TO]
@@ -93,7 +96,7 @@ def legal_classes(contexts: Floats) -> Bools:
 @nb.njit(cache=True, nogil=True)
 def class_of_action(move: int, amount: int, features: Floats, edges: Floats) -> int:
     """:func:`action_classes` of one action (compiled)."""
-    if move == MOVE_FOLD:
+    if move == MOVE_FOLD and features[Feature.TO_CALL] > 0:
         return FOLD_CLASS
     if move != MOVE_RAISE:
         return CALL_CLASS

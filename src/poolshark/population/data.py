@@ -42,7 +42,9 @@ Float32s = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
-DATA_FORMAT = "poolshark-action-data-v1"
+DATA_FORMAT = "poolshark-action-data-v2"
+"""v2 (issue 17): in rows rebuilt from ingested hands, a player who folded when checking
+was free is out of the hand in later decisions (v1 counted it alive)."""
 
 
 # -- datasets ----------------------------------------------------------------------------------
@@ -166,7 +168,13 @@ def load_dataset(path: Path) -> ActionDataset:
     except (OSError, ValueError) as error:
         raise ActionDataError(f"cannot read action dataset {str(path)!r}: {error}") from None
     with data:
-        if "format" not in data or str(data["format"]) != DATA_FORMAT:
+        found = str(data["format"]) if "format" in data else ""
+        if found.startswith("poolshark-action-data-") and found != DATA_FORMAT:
+            raise ActionDataError(
+                f"{str(path)!r} is an action dataset of an older format ({found}, not "
+                f"{DATA_FORMAT}): delete it and build the rows again"
+            )
+        if found != DATA_FORMAT:
             raise ActionDataError(f"{str(path)!r} is not an action dataset ({DATA_FORMAT})")
         features = DecisionFeatures(
             **{f.name: data[f"features_{f.name}"] for f in fields(DecisionFeatures)}

@@ -87,8 +87,9 @@ def rows_states(frame: pl.DataFrame) -> tuple[list[RowHands], RowsReport]:
     the largest stack of the hand). Contexts are replayed from that and each row's ``pot``,
     ``to_call`` and ``stack`` must come out the same, or the whole hand is dropped (dead or
     posted blinds, which the synthetic-pool context does not describe). A fold when
-    checking was free (PokerStars allows it) is read as a check. Fixed-limit rows are
-    skipped.
+    checking was free (PokerStars allows it) is labelled a check (``moves``: fold is no
+    legal class there) but stays a fold in the hand's log, so later decisions see the
+    player out of the hand. Fixed-limit rows are skipped.
     """
     report = RowsReport(rows=frame.height)
     limit = frame.filter(pl.col("betting") != "no-limit")
@@ -130,6 +131,7 @@ def _rows_group(
     moves = moves.astype(np.int64)
     to_call = part["to_call"].to_numpy().astype(np.int64)
     free_fold = (moves == MOVE_FOLD) & (to_call == 0)
+    logged = moves.copy()  # the log keeps the fold: the player is out of the hand
     moves[free_fold] = MOVE_CALL
     raise_to = part["raise_to"].fill_null(0).to_numpy().astype(np.int64)
     called = part["amount"].to_numpy().astype(np.int64)
@@ -147,7 +149,7 @@ def _rows_group(
     button[hand] = (seat - offset) % players
     width = max(int(length.max()), 1)
     log = [np.zeros((n_hands, width), dtype=np.int64) for _ in range(4)]
-    for grid, values in zip(log, (seat, moves, amounts, street), strict=True):
+    for grid, values in zip(log, (seat, logged, amounts, street), strict=True):
         grid[hand, index] = values
     logs = ActionLogs(seat=log[0], move=log[1], amount=log[2], street=log[3], length=length)
     stack = part["stack"].to_numpy().astype(np.int64)

@@ -145,6 +145,26 @@ def score(probabilities: Floats, dataset: ActionDataset) -> dict[str, Any]:
     return result
 
 
+class SelectionError(ValueError):
+    """Validation rows that cannot pick a best epoch; the message says why."""
+
+
+def selection_nll(probabilities: Floats, dataset: ActionDataset) -> float:
+    """The validation NLL that picks a run's best epoch: over the rows whose acting
+    player's cards were observed, never imputed.
+
+    An imputed row carries cards drawn from a range source's posterior given the player's
+    own actions (in EM, the previous round's model), so a model that agrees with that
+    source explains those rows well whatever it does on real cards: scoring them is partly
+    circular. Observed rows are a selected set (showdowns, where the cards were shown), the
+    same for every epoch compared; ``docs/population.md`` says what that costs."""
+    observed = ~dataset.imputed
+    if not observed.any():
+        raise SelectionError("no validation row with observed hole cards to select on")
+    chosen = probabilities[np.flatnonzero(observed), dataset.target[observed]]
+    return float(-np.log(np.maximum(chosen, 1e-30)).mean())
+
+
 @torch.no_grad()
 def predict(
     model: PopulationNet, dataset: ActionDataset, device: str = "cpu", batch: int = EVAL_BATCH

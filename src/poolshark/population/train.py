@@ -7,8 +7,10 @@ fingerprint, holds out a share of the *hands* (never rows of one hand on both si
 minimizes the negative log-likelihood of the actions taken with AdamW and a cosine
 learning-rate decay. Checkpoints follow the house pattern (``equity_net/train.py``): ``last.pt``
 atomically every ``checkpoint_every`` steps and after each epoch, ``best.pt`` for the
-lowest validation NLL, batches ordered by ``(seed, epoch)``, the torch random state saved,
-so a killed run resumed with ``resume=True`` ends bit for bit where an unbroken one does.
+lowest validation NLL over the rows whose cards were observed (imputed cards are never
+scored: :func:`~poolshark.population.scoring.selection_nll`), batches ordered by
+``(seed, epoch)``, the torch random state saved, so a killed run resumed with
+``resume=True`` ends bit for bit where an unbroken one does.
 Checkpoints are dicts of tensors and plain values (``torch.load(..., weights_only=True)``)
 with ``"kind": "population-model"``, the config, the range-source spec, the representative
 pot fraction of each raise bucket and the data fingerprint. Scalars go to TensorBoard
@@ -53,7 +55,13 @@ from poolshark.population.model import (
     build_population_net,
     masked_nll,
 )
-from poolshark.population.scoring import Baselines, evaluate, predict, score
+from poolshark.population.scoring import (
+    Baselines,
+    evaluate,
+    predict,
+    score,
+    selection_nll,
+)
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import select_hands
 from poolshark.training.common import (
@@ -70,6 +78,10 @@ DATA_CACHE = "data.npz"
 """The file in a run's folder that caches its training rows (:func:`prepared_data`)."""
 _RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
+SELECTION = "observed-nll"
+"""What picks ``best.pt`` (checkpoints carry it): the validation NLL of the rows whose
+cards were observed. Runs before issue 17 picked by the NLL of every validation row,
+imputed cards included, and cannot be resumed."""
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -483,6 +495,12 @@ def train_population(
         raise PopulationTrainingError(
             f"only {train_data.size} training rows for batches of {config.batch_size}"
         )
+    if val_data.imputed.all():
+        raise PopulationTrainingError(
+            f"none of the {val_data.size} validation rows has observed hole cards to pick the "
+            "best epoch by (imputed cards are never scored): use more hands or a larger "
+            "val_fraction"
+        )
     baselines = Baselines.fit(train_data)
     sizes = size_representatives(train_data)
     train = FeatureTensors.of(train_data.features, device)
@@ -515,6 +533,7 @@ def train_population(
         "loss_sum": 0.0,
         "best_nll": math.inf,
         "best_epoch": 0,
+        "selection": SELECTION,
         "stale_epochs": 0,
         "history": [],
         "seconds": 0.0,
@@ -582,11 +601,14 @@ def train_population(
                     state["seconds"] = time.perf_counter() - started
                     checkpoint(last_path, state)
                     log.flush()
-            figures = score(predict(model, val_data, config.device), val_data)
+            probabilities = predict(model, val_data, config.device)
+            figures = score(probabilities, val_data)
+            selection = selection_nll(probabilities, val_data)
             entry = {
                 "epoch": float(epoch + 1),
                 "train_nll": float(state["loss_sum"]) / max(1, steps_per_epoch),
                 "val_nll": figures["nll"],
+                "val_nll_observed": selection,
                 "val_accuracy": figures["accuracy"],
             }
             if "kl" in figures:
@@ -598,13 +620,13 @@ def train_population(
                     log.scalar(f"epoch/{key}", value, epoch + 1)
             if on_epoch is not None:
                 on_epoch(entry)
-            improved = figures["nll"] < float(state["best_nll"])
+            improved = selection < float(state["best_nll"])
             state.update(
                 epoch=epoch + 1,
                 step_in_epoch=0,
                 loss_sum=0.0,
                 seconds=time.perf_counter() - started,
-                best_nll=figures["nll"] if improved else state["best_nll"],
+                best_nll=selection if improved else state["best_nll"],
                 best_epoch=epoch + 1 if improved else state["best_epoch"],
                 stale_epochs=0 if improved else int(state["stale_epochs"]) + 1,
             )
@@ -669,6 +691,9 @@ def _em_rounds(
                 "imputer": imputer,
                 "checkpoint": result.best_checkpoint,
                 "val_nll": result.validation["model"]["nll"] if result.validation else None,
+                "val_nll_observed": result.history[result.best_epoch - 1]["val_nll_observed"]
+                if result.best_epoch
+                else None,
                 "build_seconds": result.data.get("build_seconds"),
                 "seconds": time.perf_counter() - started,
             }
@@ -689,6 +714,11 @@ def _restore(
 ) -> dict[str, Any]:
     """Load ``last.pt`` into the model and optimizer; the run state to continue from."""
     payload = read_checkpoint(path, config.device)
+    if payload.get("selection") != SELECTION:
+        raise PopulationTrainingError(
+            f"{str(path)!r} picked its best epoch by the NLL of every validation row, imputed "
+            "cards included (before issue 17): it cannot be resumed; start a new run"
+        )
     restore_run(
         payload, path, config, _RESUMABLE_CHANGES, model, optimizer,
         PopulationTrainingError, fingerprint,
