@@ -49,6 +49,8 @@ UInt64s = npt.NDArray[np.uint64]
 
 ENUMERATED_MOST = 990
 """The most board completions a street enumerates: C(45, 2), a heads-up flop."""
+CACHED_SETS = 8
+"""Eligible sets whose pot shares each table remembers until its board changes."""
 
 
 class BoardRanks:
@@ -61,6 +63,10 @@ class BoardRanks:
         self.ranks = np.zeros((tables, max(samples, ENUMERATED_MOST), seats), dtype=np.int32)
         self.counts = np.ones(tables, dtype=np.int64)
         self.shown = np.zeros(tables, dtype=np.int64)  # board cards the stored ranks build on
+        # per table, the shares of recently scored eligible sets (seat bit masks) on its boards
+        self.cache_sets = np.zeros((tables, CACHED_SETS), dtype=np.int64)
+        self.cache_shares = np.zeros((tables, CACHED_SETS, seats))
+        self.cache_fill = np.zeros(tables, dtype=np.int64)
         streams = np.random.SeedSequence(seed).generate_state(tables, dtype=np.uint64)
         self.stream = streams | np.uint64(1)
         self.evaluator = Evaluator(*evaluator_tables())
@@ -82,6 +88,7 @@ class BoardRanks:
             self.counts,
         )
         self.shown[tables] = known
+        self.cache_fill[tables] = 0
 
     def values(self, tables: Int64s, total: Int64s, folded: Int64s) -> Floats:
         """(k, seats) check-down values at ``tables[i]`` with contributions ``total[i]`` and
@@ -94,6 +101,9 @@ class BoardRanks:
             np.ascontiguousarray(tables, dtype=np.int64),
             np.ascontiguousarray(total, dtype=np.int64),
             np.ascontiguousarray(folded, dtype=np.int64),
+            self.cache_sets,
+            self.cache_shares,
+            self.cache_fill,
             out,
         )
         return out
@@ -231,10 +241,14 @@ def _checkdown_kernel(
     tables: Int64s,
     total: Int64s,
     folded: Int64s,
+    cache_sets: Int64s,
+    cache_shares: Floats,
+    cache_fill: Int64s,
     out: Floats,
 ) -> None:
     """Values of many states; consecutive rows of one table share one pass over its boards:
-    the distinct eligible sets of all their pots are scored together."""
+    the distinct eligible sets of all their pots are scored together, and sets the table
+    scored since its board last changed come from its cache."""
     rows, n = total.shape
     levels = np.zeros((rows, n + 1), dtype=np.int64)
     amounts = np.zeros((rows, n + 1), dtype=np.int64)
@@ -269,11 +283,23 @@ def _checkdown_kernel(
                     sets[distinct] = eligible
                     distinct += 1
                 pot_set[r, p] = found
-        shares[:distinct, :] = 0.0
+        missing = np.zeros(distinct, dtype=np.bool_)
+        cached = min(cache_fill[t], cache_sets.shape[1])
+        for d in range(distinct):
+            missing[d] = True
+            for c in range(cached):
+                if cache_sets[t, c] == sets[d]:
+                    shares[d, :] = cache_shares[t, c, :]
+                    missing[d] = False
+                    break
+            if missing[d]:
+                shares[d, :] = 0.0
         boards = counts[t]
         for b in range(boards):
             rank = ranks[t, b]
             for d in range(distinct):
+                if not missing[d]:
+                    continue
                 best = np.int32(-2)
                 winners = 0
                 for s in range(n):
@@ -287,12 +313,20 @@ def _checkdown_kernel(
                 for s in range(n):
                     if (sets[d] >> s) & 1 and rank[s] == best:
                         shares[d, s] += 1.0 / winners
+        for d in range(distinct):
+            if missing[d]:
+                for s in range(n):
+                    shares[d, s] /= boards
+                slot = cache_fill[t] % cache_sets.shape[1]
+                cache_sets[t, slot] = sets[d]
+                cache_shares[t, slot, :] = shares[d, :]
+                cache_fill[t] += 1
         for r in range(start, stop):
             for s in range(n):
                 won = 0.0
                 for p in range(pots[r]):
                     won += amounts[r, p] * shares[pot_set[r, p], s]
-                out[r, s] = won / boards - total[r, s]
+                out[r, s] = won - total[r, s]
         start = stop
 
 
