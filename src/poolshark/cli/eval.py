@@ -130,7 +130,7 @@ def print_result(result: MatchResult) -> None:
     )
     columns = ["agent", "seats", "hands", "bb/100", "95% CI", "EV bb/100", "EV 95%"]
     if config.variance_reduction:
-        columns += ["AIVAT bb/100", "AIVAT 95%"]
+        columns += ["AIVAT", "AIVAT CI"]
     for column in columns:
         table.add_column(column, justify="left" if column == "agent" else "right")
     table.add_column("VPIP", justify="right")
