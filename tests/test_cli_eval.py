@@ -124,3 +124,22 @@ def test_user_agents_from_the_current_folder(
     payload = json.loads(out)
     assert payload["agents"][0]["name"] == "my_cli_bot:Limper"
     assert payload["agents"][0]["pfr"] == 0
+
+
+def test_aivat_adds_the_variance_reduced_figures() -> None:
+    code, out, _ = run(
+        "eval", "zoom-reg", "--against", "pool:micro-zoom", "-n", "240", "--aivat", "--json"
+    )
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["variance_reduction"] is True
+    for agent in payload["agents"]:
+        for key in ("aivat", "aivat_plain", "luck"):
+            assert set(agent[key]) == {"bb_per_100", "stderr", "ci95"}
+        assert agent["corrected_decisions"] == agent["decisions"]  # styles: known policies
+    code, out, _ = run("eval", "tag", "station", "--seats", "2", "-n", "100")
+    assert code == 0
+    assert "AIVAT" not in out
+    code, out, _ = run("eval", "tag", "station", "--seats", "2", "-n", "100", "--aivat")
+    assert code == 0
+    assert out.count("AIVAT") >= 2  # the columns (cut at 80 characters) and the note

@@ -56,11 +56,19 @@ def eval_command(
         ),
     ] = AllInEV.SAMPLED,
     tables: Annotated[int, typer.Option(help="Tables played at once.")] = 1024,
+    variance_reduction: Annotated[
+        bool,
+        typer.Option(
+            "--aivat",
+            help="Also report an AIVAT-style variance-reduced win rate (chance and "
+            "known-policy corrections; unbiased, narrower interval, slower).",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Play AGENTS against each other (in turn around the table) or --against a field;
     print each one's win rate in bb/100 with a 95% confidence interval, actual and
-    all-in-EV adjusted."""
+    all-in-EV adjusted (and with --aivat, variance-reduced)."""
     with user_errors():
         config = MatchConfig(
             hands=hands,
@@ -72,6 +80,7 @@ def eval_command(
             rake_percent=rake,
             rake_cap_bb=rake_cap,
             all_in_ev=all_in_ev,
+            variance_reduction=variance_reduction,
         )
         specs = [*agents, *([against] if against is not None else [])]
         if str(Path.cwd()) not in sys.path:  # user bots beside the caller, like python -m
@@ -119,12 +128,20 @@ def print_result(result: MatchResult) -> None:
         title=f"{result.table_hands:,} hands, {config.seats} seats, {mode}, seed {config.seed}",
         title_justify="left",
     )
-    for column in ("agent", "seats", "hands", "bb/100", "95% CI", "EV bb/100", "EV 95%"):
+    columns = ["agent", "seats", "hands", "bb/100", "95% CI", "EV bb/100", "EV 95%"]
+    if config.variance_reduction:
+        columns += ["AIVAT", "AIVAT CI"]
+    for column in columns:
         table.add_column(column, justify="left" if column == "agent" else "right")
     table.add_column("VPIP", justify="right")
     table.add_column("PFR", justify="right")
     for agent in result.agents:
-        table.add_row(agent.name, str(agent.seats), f"{agent.hands:,}", *_cells(agent))
+        table.add_row(
+            agent.name,
+            str(agent.seats),
+            f"{agent.hands:,}",
+            *_cells(agent, aivat=config.variance_reduction),
+        )
     console.print(table)
     lineup = ", ".join(result.agents[i].name for i in result.lineup)
     ev = {
@@ -140,6 +157,11 @@ def print_result(result: MatchResult) -> None:
     console.print(
         "95% CI: ±1.96 standard errors over independent deals (per agent, its seats summed); "
         "EV: all-in pots paid by expectation."
+        + (
+            " AIVAT: minus chance and known-policy corrections (mean zero; docs/evaluate.md)."
+            if config.variance_reduction
+            else ""
+        )
     )
     coerced = [f"{a.name}: {a.coerced:,}" for a in result.agents if a.coerced]
     if coerced:
@@ -148,7 +170,16 @@ def print_result(result: MatchResult) -> None:
         )
 
 
-def _cells(agent: AgentResult) -> list[str]:
+def _cells(agent: AgentResult, *, aivat: bool) -> list[str]:
     actual, actual_ci = _rate(agent.actual)
     ev, ev_ci = _rate(agent.ev_adjusted)
-    return [actual, actual_ci, ev, ev_ci, f"{100 * agent.vpip:.1f}", f"{100 * agent.pfr:.1f}"]
+    reduced = list(_rate(agent.aivat)) if aivat else []
+    return [
+        actual,
+        actual_ci,
+        ev,
+        ev_ci,
+        *reduced,
+        f"{100 * agent.vpip:.1f}",
+        f"{100 * agent.pfr:.1f}",
+    ]
