@@ -102,7 +102,7 @@ N_KINDS = len(SizeKind)
 
 
 class Param(IntEnum):
-    """Index of each postflop number in a style's parameter vector."""
+    """Index of each number in a style's parameter vector (postflop, sizes, responses)."""
 
     CBET_FLOP = 0
     CBET_TURN = 1
