@@ -15,6 +15,9 @@ seat's style) and writes them as PokerStars Zoom text to a file. Side by side, o
   per-hand ``histories.pokerstars.write_pokerstars`` (the writer the fast one equals).
 * ``table``: ``pool.play.play_hands`` on the readable ``Table`` (one decision at a time
   through ``sample_actions``), then ``record_from_table`` and ``write_pokerstars``.
+* ``policy``: the style policy alone, ``policy.sample_actions`` over every decision of the
+  simulated hands at once (contexts from ``context.replay_contexts``), in decisions per
+  CPU-second: the share of the simulation the styles' rules cost.
 
 Rates are hands per CPU-second of this process (``time.process_time``), so a busy shared
 machine slows them less than wall-clock rates; the best of a few repeats is kept. The fast
@@ -25,6 +28,7 @@ The last line printed is one JSON object with these keys:
 * ``fast_hands_per_s``: simulate + fast writer + file, the figure of the 20,000 target;
   ``simulate_hands_per_s``, ``fast_writer_hands_per_s``: its two halves alone.
 * ``python_writer_hands_per_s``: records + ``write_pokerstars`` on simulated hands.
+* ``policy_decisions_per_s``: ``sample_actions`` alone over the simulated decisions.
 * ``table_hands_per_s``: the readable path end to end; ``table_play_hands_per_s``: its
   play alone.
 * ``ratio_fast_vs_table``, ``ratio_fast_writer_vs_python_writer``,
@@ -43,10 +47,14 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
+
 from common import emit, parse_args, print_table
 from poolshark.histories.pokerstars import write_pokerstars
 from poolshark.histories.replay import record_from_table
+from poolshark.pool.context import replay_contexts
 from poolshark.pool.play import play_hands
+from poolshark.pool.policy import sample_actions
 from poolshark.pool.pools import Pool, list_pools, load_pool
 from poolshark.pool.simulate import SimulatedHands, Simulator, pokerstars_text
 
@@ -110,6 +118,22 @@ def python_writer(hands: SimulatedHands, out: Path) -> float:
     return cpu_rate(len(hands), run, 1)
 
 
+def policy_rate(pool: Pool, hands: SimulatedHands, seed: int, repeats: int) -> float:
+    """Decisions per CPU-second of ``sample_actions`` over every decision of ``hands``."""
+    logs = hands.action_logs()
+    contexts = replay_contexts(pool.config, hands.stacks, hands.button, logs)
+    hand, column = np.nonzero(np.arange(logs.seat.shape[1]) < logs.length[:, None])
+    seat = logs.seat[hand, column]
+    style = hands.styles[hand, seat].astype(np.int64)
+    hole = np.stack([hands.cards[hand, 2 * seat], hands.cards[hand, 2 * seat + 1]], axis=1)
+    board = hands.cards[hand, 2 * pool.config.seats :]
+    uniform = np.random.default_rng(seed).random(len(hand))
+    features = contexts[hand, column]
+    args = (pool.bank, style, features, hole.astype(np.int64), board.astype(np.int64), uniform)
+    sample_actions(*args)  # compile
+    return cpu_rate(len(hand), lambda: sample_actions(*args), repeats)
+
+
 def main() -> None:
     args = parse_args(__doc__.splitlines()[0])
     quick, seed = args.quick, args.seed
@@ -128,6 +152,7 @@ def main() -> None:
         hands = sample[-1]
         writer = cpu_rate(fast_hands, lambda: pokerstars_text(hands), repeats)
         actions = int(hands.action_start[-1]) / len(hands)
+        policy = policy_rate(pool, hands, seed, repeats)
         python = python_writer(Simulator(pool, seed=seed, tables=TABLES).play(writer_hands), out)
         table, table_play = table_path(pool, table_hands, seed, out)
         pools = {
@@ -139,6 +164,7 @@ def main() -> None:
         "simulate_hands_per_s": simulate,
         "fast_writer_hands_per_s": writer,
         "python_writer_hands_per_s": python,
+        "policy_decisions_per_s": policy,
         "table_hands_per_s": table,
         "table_play_hands_per_s": table_play,
         "ratio_fast_vs_table": fast / table,
@@ -173,7 +199,11 @@ def main() -> None:
         print_table(
             "Workload",
             ["figure", "value"],
-            [["actions per hand", actions], ["bytes of text per hand", bytes_per_hand]],
+            [
+                ["actions per hand", actions],
+                ["bytes of text per hand", bytes_per_hand],
+                ["policy alone (sample_actions): decisions/s", policy],
+            ],
         )
     emit(figures)
 

@@ -20,6 +20,7 @@ from poolshark.pool.play import SeatedHand, play_hands
 from poolshark.pool.policy import (
     N_COLUMNS,
     Node,
+    preflop_range_scale,
     probabilities_all,
     sample_actions,
     strengths_on,
@@ -186,6 +187,68 @@ def test_probabilities_are_distributions_over_legal_actions() -> None:
         np.testing.assert_allclose(fast, rows, rtol=0, atol=1e-12)
         seen_streets.add(table.street)
     assert seen_streets == {Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER}
+
+
+def _random_decisions(hands: int, seed: int) -> Iterator[tuple[Table, int]]:
+    """Decisions of 2-6 seat hands with uneven stacks (10-250 big blinds) where every action
+    is drawn at random among fold, check/call and a raise to any legal total: raise and bet
+    sizes, positions, player counts and stack-to-pot ratios a style's own play never
+    reaches. Yields (table before the action, a random micro-zoom style index)."""
+    pool = load_pool("micro-zoom")
+    rng = np.random.default_rng(seed)
+    for hand in range(hands):
+        seats = int(rng.integers(2, 7))
+        stacks = rng.integers(20, 500, seats).tolist()
+        table = Table(GameConfig(seats=seats), stacks, button=hand % seats, seed=seed + hand)
+        while not table.done:
+            yield table, int(rng.integers(pool.bank.styles))
+            legal = table.legal()
+            pick = rng.random()
+            if legal.min_raise_to is not None and pick < 0.35:
+                low, high = legal.min_raise_to, legal.max_raise_to
+                top = high if rng.random() < 0.15 else min(high, low + 4 * table.pot())
+                table.raise_to(int(rng.integers(low, max(low, top) + 1)))
+            elif legal.call > 0 and pick > 0.85:
+                table.fold()
+            else:
+                table.check_call()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_policy_matches_the_reference_on_any_sizes(seed: int) -> None:
+    """The compiled probabilities and sampler equal the numpy reference at decisions with
+    random raise sizes, stacks and player counts (the size, position, stack-to-pot and
+    multiway responses all vary here)."""
+    pool = load_pool("micro-zoom")
+    rng = np.random.default_rng(seed)
+    scales, positions = set(), set()
+    for count, (table, style) in enumerate(_random_decisions(25, 300 + seed)):
+        features = context_from_table(table)
+        result = action_probabilities(pool.styles[style], features, table.board)
+        strengths = strengths_on(np.array(table.board_cards), len(table.board))
+        fast, amounts = probabilities_all(pool.bank, style, features, strengths)
+        assert np.array_equal(amounts, result.raise_to)
+        np.testing.assert_allclose(fast, result.probabilities, rtol=0, atol=1e-12)
+        positions.add((int(features[Feature.STREET]), int(features[Feature.IN_POSITION])))
+        scales.add(round(preflop_range_scale(pool.bank.params[style], features), 2))
+        if count % 3:
+            continue
+        live = np.flatnonzero(strengths.live)
+        combos = rng.choice(live, 8, replace=False)
+        uniform = rng.random(8)
+        move, _ = sample_actions(
+            pool.bank,
+            np.full(8, style),
+            np.tile(features, (8, 1)),
+            COMBO_CARDS[combos].astype(np.int64),
+            np.tile(table.board_cards, (8, 1)),
+            uniform,
+        )
+        cumulative = np.cumsum(result.probabilities[combos], axis=1)
+        column = (uniform[:, None] >= cumulative).sum(axis=1)
+        assert np.array_equal(np.minimum(column, 2), move)
+    assert len(scales) > 10  # many raise sizes met preflop
+    assert {(street, side) for street in (1, 2, 3) for side in (0, 1)} <= positions
 
 
 def test_raise_sizes() -> None:

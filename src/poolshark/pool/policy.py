@@ -57,6 +57,11 @@ DRAW_FULL = 0.30
 """A draw with this chance to complete (or more) semi-bluffs at the full rate."""
 MAX_FACING_FRACTION = 3.0
 """Bets beyond three times the pot widen folding no further."""
+REFERENCE_FRACTION = 0.5
+"""The bet (a fraction of the pot) that ``fold_to_cbet``, ``fold_to_bet`` and ``call_down``
+describe; other sizes move the continuing share with the minimum defence frequency."""
+COMMITTED_SPR = 2.0
+"""Below this stack-to-pot ratio of the betting round, made hands start to be committed."""
 
 
 class Node(IntEnum):
@@ -97,7 +102,7 @@ N_KINDS = len(SizeKind)
 
 
 class Param(IntEnum):
-    """Index of each postflop number in a style's parameter vector."""
+    """Index of each number in a style's parameter vector (postflop, sizes, responses)."""
 
     CBET_FLOP = 0
     CBET_TURN = 1
@@ -119,22 +124,46 @@ class Param(IntEnum):
     SIZE_SENSITIVITY = 17
     MIXING = 18
     PER_LIMPER = 19
+    COMMITMENT = 20
+    POSITION_BET = 21
+    POSITION_DEFENCE = 22
+    MULTIWAY = 23
+    PREFLOP_SIZE_SENSITIVITY = 24
+    OPEN_REFERENCE = 25
+    THREEBET_REFERENCE = 26
 
 
 N_PARAMS = len(Param)
 
 
+class Continue(IntEnum):
+    """Rows of a preflop continue table (``StyleBank.continue_weight[k, node]``): the range
+    itself, then where each combo's class lies in its ranking order
+    (``strength.range_order``), which resizes the range by the raise size faced."""
+
+    WEIGHT = 0
+    START = 1
+    WIDTH = 2
+    WIDEN_START = 3
+    WIDEN_WIDTH = 4
+
+
+N_CONTINUE_ROWS = len(Continue)
+
+
 class StyleBank(NamedTuple):
     """K compiled styles stacked: the arrays every compiled policy kernel reads.
 
-    ``raise_weight[k, node, combo]`` and ``continue_weight`` are the preflop ranges per
-    decision node; ``params[k]`` the postflop numbers (:class:`Param`); ``sizes[k, kind, j]``
-    the raise sizes (``inf`` = all-in) and ``size_weights`` their probabilities (rows sum to
-    1, unused slots 0).
+    ``raise_weight[k, node, combo]`` is the preflop raising range per decision node and
+    ``continue_weight[k, node, Continue.WEIGHT, combo]`` the continuing range, the other
+    :class:`Continue` rows its ranking order (to resize it by the raise faced);
+    ``params[k]`` the style's numbers (:class:`Param`); ``sizes[k, kind, j]`` the raise sizes
+    (``inf`` = all-in) and ``size_weights`` their probabilities (rows sum to 1, unused
+    slots 0).
     """
 
     raise_weight: Floats  # (K, N_NODES, 1326)
-    continue_weight: Floats  # (K, N_NODES, 1326)
+    continue_weight: Floats  # (K, N_NODES, N_CONTINUE_ROWS, 1326)
     params: Floats  # (K, N_PARAMS)
     sizes: Floats  # (K, N_KINDS, MAX_SIZES)
     size_weights: Floats  # (K, N_KINDS, MAX_SIZES)
@@ -180,6 +209,70 @@ def _ramp(x: float, threshold: float, width: float) -> float:
 
 
 @nb.njit(cache=True, nogil=True)
+def preflop_range_scale(params: Floats, features: Floats) -> float:
+    """How much wider (above 1) or narrower the continuing range is than written, by the
+    size of the raise faced against the style's reference (see ``docs/pool.md``)."""
+    raises = int(features[Feature.PREFLOP_RAISES])
+    current = features[Feature.CURRENT_BET]
+    if raises == 1:
+        limpers = features[Feature.LIMPERS]
+        reference = features[Feature.BIG_BLIND] * (params[Param.OPEN_REFERENCE] + limpers)
+    elif raises == 2 and int(features[Feature.MY_RAISE_LEVEL]) == 1:
+        reference = features[Feature.MY_BET] * params[Param.THREEBET_REFERENCE]
+    else:
+        return 1.0
+    if reference <= 0.0 or current <= 0.0:
+        return 1.0
+    return float((current / reference) ** -params[Param.PREFLOP_SIZE_SENSITIVITY])
+
+
+@nb.njit(cache=True, nogil=True)
+def _scaled_continue(table: Floats, combo: int, scale: float) -> float:
+    """The continue weight of ``combo`` in a range resized to ``scale`` times its mass (the
+    compiled ``strength.scale_range``), from one node's :class:`Continue` rows."""
+    weight = float(table[Continue.WEIGHT, combo])
+    if scale == 1.0:
+        return weight
+    if scale < 1.0:
+        width = float(table[Continue.WIDTH, combo])
+        if width <= 0.0:
+            return 0.0
+        start = float(table[Continue.START, combo])
+        return weight * min(1.0, max(0.0, (scale - start) / width))
+    width = float(table[Continue.WIDEN_WIDTH, combo])
+    if width <= 0.0:
+        return weight
+    start = float(table[Continue.WIDEN_START, combo])
+    return weight + (1.0 - weight) * min(1.0, max(0.0, (scale - start) / width))
+
+
+@nb.njit(cache=True, nogil=True)
+def _preflop_raise_continue(
+    raise_weight: Floats, continue_weight: Floats, params: Floats, features: Floats, combo: int
+) -> tuple[float, float]:
+    """(raise weight, continue weight) of ``combo`` preflop for one style's tables."""
+    node = _node_of(features)
+    scale = preflop_range_scale(params, features)
+    return raise_weight[node, combo], _scaled_continue(continue_weight[node], combo, scale)
+
+
+@nb.njit(cache=True, nogil=True)
+def minimum_defence(fraction: float) -> float:
+    """The minimum defence frequency against a bet of ``fraction`` of the pot: the share
+    of a range that must continue so that a bluff of that size breaks even, 1 / (1 + f)."""
+    return 1.0 / (1.0 + fraction)
+
+
+@nb.njit(cache=True, nogil=True)
+def street_spr(features: Floats) -> float:
+    """My stack when this betting round began, over the pot before my bet and the bet I
+    face this round (exact heads-up; multiway the other callers' chips count as pot)."""
+    pot = features[Feature.POT] - features[Feature.MY_BET] - features[Feature.CURRENT_BET]
+    depth = features[Feature.MY_STACK] + features[Feature.MY_BET]
+    return float(depth / max(pot, 1.0))
+
+
+@nb.njit(cache=True, nogil=True)
 def _postflop_raise_continue(
     params: Floats, features: Floats, made: float, draw: float
 ) -> tuple[float, float]:
@@ -187,28 +280,32 @@ def _postflop_raise_continue(
     street = int(features[Feature.STREET])
     width = params[Param.MIXING]
     bluff_line = params[Param.BLUFF_LINE]
-    strength = made ** max(features[Feature.ALIVE] - 1.0, 1.0)
+    opponents = max(features[Feature.ALIVE] - 1.0, 1.0)
+    strength = made**opponents
+    crowd = opponents ** -params[Param.MULTIWAY]
+    side = 1.0 if features[Feature.IN_POSITION] > 0 else -1.0
     air = 1.0 - _ramp(strength, bluff_line, width)
     semi = min(1.0, draw / DRAW_FULL)
     to_call = features[Feature.TO_CALL]
     river_bluff = params[Param.RIVER_BLUFF]
     if to_call == 0:
         if features[Feature.PREVIOUS_AGGRESSOR] > 0:
-            frequency = params[Param.CBET_FLOP + street - 1]
+            base = params[Param.CBET_FLOP + street - 1]
         else:
-            frequency = params[Param.BET_FLOP + street - 1]
+            base = params[Param.BET_FLOP + street - 1]
+        frequency = min(1.0, base * (1.0 + side * params[Param.POSITION_BET]))
         bluff_share = river_bluff if street == 3 else params[Param.BLUFF]
         value = _ramp(strength, 1.0 - frequency * (1.0 - bluff_share), width)
         air_bluff = min(1.0, frequency * bluff_share / bluff_line) * air
-        bluff = max(air_bluff, params[Param.SEMI_BLUFF] * semi)
+        bluff = crowd * max(air_bluff, params[Param.SEMI_BLUFF] * semi)
         return value + (1.0 - value) * bluff, 1.0
     checked = features[Feature.CHECKED] > 0
     frequency = params[Param.CHECK_RAISE] if checked else params[Param.RAISE]
     value = _ramp(strength, 1.0 - frequency, width)
     if street == 3:
-        bluff = min(1.0, frequency * river_bluff / bluff_line) * air
+        bluff = crowd * min(1.0, frequency * river_bluff / bluff_line) * air
     else:
-        bluff = params[Param.SEMI_BLUFF_RAISE] * semi
+        bluff = crowd * params[Param.SEMI_BLUFF_RAISE] * semi
     facing_cbet = features[Feature.CBET] > 0 and features[Feature.STREET_RAISES] == 1
     if street == 1 and facing_cbet:
         fold = params[Param.FOLD_TO_CBET]
@@ -217,7 +314,11 @@ def _postflop_raise_continue(
     else:
         fold = params[Param.FOLD_TO_BET]
     size = min(features[Feature.FACING_FRACTION], MAX_FACING_FRACTION)
-    threshold = min(1.0, max(0.0, fold + params[Param.SIZE_SENSITIVITY] * (size - 0.5)))
+    defence = minimum_defence(size) / minimum_defence(REFERENCE_FRACTION)
+    defend = (1.0 - fold) * defence ** params[Param.SIZE_SENSITIVITY]
+    defend *= 1.0 + side * params[Param.POSITION_DEFENCE]
+    shallow = min(1.0, max(0.0, 1.0 - street_spr(features) / COMMITTED_SPR))
+    threshold = min(1.0, max(0.0, 1.0 - defend)) * (1.0 - params[Param.COMMITMENT] * shallow)
     keep = _ramp(strength, threshold, width)
     if draw > 0:
         odds = to_call / (features[Feature.POT] + to_call)
@@ -310,9 +411,9 @@ def style_distribution(
     are the combo's postflop strengths (unused preflop). For compiled callers outside
     this module (a mix of styles' probabilities); the first five are the bank's arrays."""
     if int(features[Feature.STREET]) == 0:
-        node = _node_of(features)
-        up = raise_weight[k, node, combo]
-        keep = continue_weight[k, node, combo]
+        up, keep = _preflop_raise_continue(
+            raise_weight[k], continue_weight[k], params[k], features, combo
+        )
     else:
         up, keep = _postflop_raise_continue(params[k], features, made, draw)
     kind = _raise_amounts(params[k], sizes[k], features, out_amounts)
@@ -358,9 +459,9 @@ def sample_kernel(
         combo = combo_index[first, second]
         street = int(f[Feature.STREET])
         if street == 0:
-            node = _node_of(f)
-            up = raise_weight[k, node, combo]
-            keep = continue_weight[k, node, combo]
+            up, keep = _preflop_raise_continue(
+                raise_weight[k], continue_weight[k], params[k], f, combo
+            )
         else:
             n_board = 2 + street
             made = made_strength_one(
@@ -419,13 +520,14 @@ def fill_probabilities(
     street = int(features[Feature.STREET])
     kind = _raise_amounts(params[k], sizes[k], features, out_amounts)
     node = _node_of(features)
+    scale = preflop_range_scale(params[k], features)
     for combo in range(out.shape[0]):
         if not live[combo]:
             out[combo, :] = 0.0
             continue
         if street == 0:
             up = raise_weight[k, node, combo]
-            keep = continue_weight[k, node, combo]
+            keep = _scaled_continue(continue_weight[k, node], combo, scale)
         else:
             up, keep = _postflop_raise_continue(params[k], features, made[combo], draw[combo])
         _distribution(up, keep, features, size_weights[k], kind, out[combo])

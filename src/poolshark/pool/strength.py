@@ -155,6 +155,51 @@ def top_of_range(weights: Floats, share: float) -> Floats:
     return result
 
 
+def scale_range(weights: Floats, share: float) -> Floats:
+    """A range resized to ``share`` times its mass (readable form of :func:`range_order`).
+
+    Below 1 it keeps the best ``share`` of the range (:func:`top_of_range`); above 1 it adds
+    the best hands outside the range, by the preflop ranking, until the range holds
+    ``share`` times its mass (or every hand). An empty range stays empty.
+    """
+    if not share >= 0.0:
+        raise ValueError(f"a range scale is at least 0, got {share}")
+    if share == 1.0:
+        return weights
+    if share < 1.0:
+        return top_of_range(weights, share)
+    outside = 1.0 - weights
+    room = float(outside.sum())
+    if room <= 0.0:
+        return weights
+    extra = min(1.0, (share - 1.0) * float(weights.sum()) / room)
+    widened: Floats = weights + top_of_range(outside, extra)
+    return widened
+
+
+def range_order(weights: Floats) -> Floats:
+    """(4, 1326) where each combo's class lies in the ranking order of a range, in units of
+    the range's mass: the class's start and width inside the range (rows 0, 1), then the
+    start and width of its remainder among the hands outside it, counted from 1 (rows 2,
+    3). The compiled policy resizes a range with these (see :func:`scale_range`)."""
+    order = class_order()
+    total = float(weights.sum())
+    rows = np.zeros((4, N_COMBOS))
+    if total <= 0.0:
+        rows[2] = np.inf  # an empty range never widens
+        rows[3] = 1.0
+        return rows
+    for start_row, inside in ((0, weights), (2, 1.0 - weights)):
+        mass = np.bincount(COMBO_CLASS, inside, N_CLASSES)[order]
+        before = np.cumsum(mass) - mass
+        start, width = np.empty(N_CLASSES), np.empty(N_CLASSES)
+        start[order] = before / total + (1.0 if start_row == 2 else 0.0)
+        width[order] = mass / total
+        rows[start_row] = start[COMBO_CLASS]
+        rows[start_row + 1] = width[COMBO_CLASS]
+    return rows
+
+
 def top_percent(percent: float) -> Floats:
     """(1326,) the best ``percent`` of all hands by the ranking, as range weights."""
     return top_of_range(np.ones(N_COMBOS), percent / 100.0)

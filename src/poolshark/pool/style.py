@@ -4,8 +4,11 @@ A style decides from the public context (:mod:`poolshark.pool.context`) and its 
 cards only. Preflop it plays ranges per decision node (open by position, limp, isolate,
 call or three-bet an open, answer a three-bet or a four-bet); postflop it compares a
 strength (:mod:`poolshark.pool.strength`) with thresholds set by frequencies (c-bet, fold
-to c-bet, check-raise, river bluff, call-down, ...). Raise sizes are a small discrete set
-per situation with fixed probabilities. The full rules are in ``docs/pool.md``.
+to c-bet, check-raise, river bluff, call-down, ...). Responses follow the size of the raise
+or bet faced (preflop against a reference size, postflop through the minimum defence
+frequency), the stack-to-pot ratio, position and the number of opponents. Raise sizes are
+a small discrete set per situation with fixed probabilities. The full rules are in
+``docs/pool.md``.
 
 A range in a style file is a number (the top x percent of hands by the preflop ranking),
 a string such as ``"12%"`` / ``"top 12%"``, or range notation (``"QQ+, AKs, A5s"``, see
@@ -41,6 +44,7 @@ from poolshark.cards.combos import N_COMBOS
 from poolshark.cards.ranges import Range, RangeError
 from poolshark.pool.context import Feature, Position
 from poolshark.pool.policy import (
+    COMMITTED_SPR,
     DRAW_FULL,
     JAM_SNAP,
     MAX_FACING_FRACTION,
@@ -49,13 +53,21 @@ from poolshark.pool.policy import (
     N_KINDS,
     N_NODES,
     N_PARAMS,
+    REFERENCE_FRACTION,
     Node,
     Param,
     SizeKind,
     StyleBank,
     preflop_node,
 )
-from poolshark.pool.strength import live_combos, postflop_strength, top_of_range, top_percent
+from poolshark.pool.strength import (
+    live_combos,
+    postflop_strength,
+    range_order,
+    scale_range,
+    top_of_range,
+    top_percent,
+)
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -174,6 +186,9 @@ class Preflop(_Strict):
     fivebet: Probability
     jam_vs_4bet: RangeSpec
     call_vs_4bet: RangeSpec
+    open_reference: Annotated[float, Field(ge=1.0, le=10.0)] = 2.5
+    threebet_reference: Annotated[float, Field(gt=1.0, le=10.0)] = 3.0
+    size_sensitivity: Annotated[float, Field(ge=0.0, le=3.0)] = 1.0
 
     @model_validator(mode="after")
     def _consistent(self) -> Preflop:
@@ -196,7 +211,9 @@ class PerStreet(_Strict):
 
 
 class Postflop(_Strict):
-    """Postflop frequencies; ``bluff_line`` ... ``mixing`` shape how hands are picked."""
+    """Postflop frequencies; ``bluff_line`` ... ``mixing`` shape how hands are picked, and
+    ``size_sensitivity`` ... ``multiway`` how the bet size, the stack-to-pot ratio, position
+    and the number of opponents move the frequencies (``docs/pool.md``)."""
 
     cbet: PerStreet
     bet: PerStreet
@@ -211,8 +228,12 @@ class Postflop(_Strict):
     semi_bluff_raise: Probability
     bluff_line: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.35
     draw_discipline: Annotated[float, Field(ge=0.2, le=5.0)] = 1.0
-    size_sensitivity: Annotated[float, Field(ge=0.0, le=2.0)] = 0.3
+    size_sensitivity: Annotated[float, Field(ge=0.0, le=3.0)] = 1.0
     mixing: Annotated[float, Field(ge=0.01, le=1.0)] = 0.1
+    commitment: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    position_bet: Annotated[float, Field(ge=0.0, le=1.0)] = 0.15
+    position_defence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.1
+    multiway: Annotated[float, Field(ge=0.0, le=3.0)] = 1.0
 
 
 class Sizes(_Strict):
@@ -267,6 +288,7 @@ class Style:
     spec: StyleSpec
     raise_weight: Floats  # (N_NODES, 1326)
     continue_weight: Floats  # (N_NODES, 1326)
+    continue_order: Floats  # (N_NODES, 4, 1326): strength.range_order of each node's range
     params: Floats  # (N_PARAMS,)
     sizes: Floats  # (N_KINDS, MAX_SIZES)
     size_weights: Floats  # (N_KINDS, MAX_SIZES)
@@ -284,6 +306,7 @@ class Style:
             spec,
             raise_weight,
             continue_weight,
+            np.stack([range_order(weights) for weights in continue_weight]),
             _params(spec),
             *_size_tables(spec.sizes),
         )
@@ -308,7 +331,9 @@ def bank_of(styles: list[Style]) -> StyleBank:
         raise ValueError("a style bank needs at least one style")
     return StyleBank(
         raise_weight=np.stack([s.raise_weight for s in styles]),
-        continue_weight=np.stack([s.continue_weight for s in styles]),
+        continue_weight=np.stack(
+            [np.concatenate([s.continue_weight[:, None], s.continue_order], 1) for s in styles]
+        ),
         params=np.stack([s.params for s in styles]),
         sizes=np.stack([s.sizes for s in styles]),
         size_weights=np.stack([s.size_weights for s in styles]),
@@ -387,6 +412,13 @@ def _params(spec: StyleSpec) -> Floats:
         Param.SIZE_SENSITIVITY: post.size_sensitivity,
         Param.MIXING: post.mixing,
         Param.PER_LIMPER: spec.sizes.per_limper,
+        Param.COMMITMENT: post.commitment,
+        Param.POSITION_BET: post.position_bet,
+        Param.POSITION_DEFENCE: post.position_defence,
+        Param.MULTIWAY: post.multiway,
+        Param.PREFLOP_SIZE_SENSITIVITY: spec.preflop.size_sensitivity,
+        Param.OPEN_REFERENCE: spec.preflop.open_reference,
+        Param.THREEBET_REFERENCE: spec.preflop.threebet_reference,
     }
     params = np.zeros(N_PARAMS)
     for index, value in values.items():
@@ -495,7 +527,8 @@ def action_probabilities(
             int(f[Feature.MY_RAISE_LEVEL]),
             int(f[Feature.LIMPERS]),
         )
-        up, keep = style.raise_weight[node], style.continue_weight[node]
+        up = style.raise_weight[node]
+        keep = scale_range(style.continue_weight[node], _preflop_scale(style.spec.preflop, f))
     else:
         made, draw = postflop_strength(board)
         up, keep = _postflop_reference(style.spec.postflop, f, made, draw)
@@ -514,6 +547,22 @@ def action_probabilities(
     return ActionProbabilities(probabilities[rows], raise_to)
 
 
+def _preflop_scale(preflop: Preflop, f: Floats) -> float:
+    """The continuing range's scale: (raise faced / reference raise) ** -size_sensitivity,
+    facing an open (reference: ``open_reference`` big blinds plus one per limper) or a
+    three-bet over my own raise (``threebet_reference`` times my raise); else 1."""
+    raises = int(f[Feature.PREFLOP_RAISES])
+    if raises == 1:
+        reference = f[Feature.BIG_BLIND] * (preflop.open_reference + f[Feature.LIMPERS])
+    elif raises == 2 and int(f[Feature.MY_RAISE_LEVEL]) == 1:
+        reference = f[Feature.MY_BET] * preflop.threebet_reference
+    else:
+        return 1.0
+    if reference <= 0 or f[Feature.CURRENT_BET] <= 0:
+        return 1.0
+    return float((f[Feature.CURRENT_BET] / reference) ** -preflop.size_sensitivity)
+
+
 def _postflop_reference(
     post: Postflop, f: Floats, made: Floats, draw: Floats
 ) -> tuple[Floats, Floats]:
@@ -521,23 +570,26 @@ def _postflop_reference(
     street = int(f[Feature.STREET])
     opponents = max(f[Feature.ALIVE] - 1.0, 1.0)
     strength = made**opponents
+    crowd = opponents**-post.multiway  # bluffs thin out against more opponents
+    side = 1.0 if f[Feature.IN_POSITION] else -1.0
     air = 1.0 - _ramp(strength, post.bluff_line, post.mixing)
     semi = np.minimum(1.0, draw / DRAW_FULL)
     streets = ("flop", "turn", "river")
     if f[Feature.TO_CALL] == 0:
         per_street = post.cbet if f[Feature.PREVIOUS_AGGRESSOR] else post.bet
-        frequency = getattr(per_street, streets[street - 1])
+        base = getattr(per_street, streets[street - 1])
+        frequency = min(1.0, base * (1.0 + side * post.position_bet))
         bluff_share = post.river_bluff if street == 3 else post.bluff
         value = _ramp(strength, 1.0 - frequency * (1.0 - bluff_share), post.mixing)
         air_bluff = min(1.0, frequency * bluff_share / post.bluff_line) * air
-        bluff = np.maximum(air_bluff, post.semi_bluff * semi)
+        bluff = crowd * np.maximum(air_bluff, post.semi_bluff * semi)
         return value + (1.0 - value) * bluff, np.ones(N_COMBOS)
     frequency = post.check_raise if f[Feature.CHECKED] else post.raise_
     value = _ramp(strength, 1.0 - frequency, post.mixing)
     if street == 3:
-        bluff = min(1.0, frequency * post.river_bluff / post.bluff_line) * air
+        bluff = crowd * min(1.0, frequency * post.river_bluff / post.bluff_line) * air
     else:
-        bluff = post.semi_bluff_raise * semi
+        bluff = crowd * post.semi_bluff_raise * semi
     if street == 1 and f[Feature.CBET] and f[Feature.STREET_RAISES] == 1:
         fold = post.fold_to_cbet
     elif street == 3:
@@ -545,7 +597,12 @@ def _postflop_reference(
     else:
         fold = post.fold_to_bet
     size = min(f[Feature.FACING_FRACTION], MAX_FACING_FRACTION)
-    threshold = float(np.clip(fold + post.size_sensitivity * (size - 0.5), 0.0, 1.0))
+    mdf_ratio = (1.0 + REFERENCE_FRACTION) / (1.0 + size)  # MDF(size) / MDF(reference)
+    defend = (1.0 - fold) * mdf_ratio**post.size_sensitivity * (1.0 + side * post.position_defence)
+    round_pot = f[Feature.POT] - f[Feature.MY_BET] - f[Feature.CURRENT_BET]
+    round_spr = (f[Feature.MY_STACK] + f[Feature.MY_BET]) / max(round_pot, 1.0)
+    shallow = float(np.clip(1.0 - round_spr / COMMITTED_SPR, 0.0, 1.0))
+    threshold = float(np.clip(1.0 - defend, 0.0, 1.0)) * (1.0 - post.commitment * shallow)
     keep = _ramp(strength, threshold, post.mixing)
     odds = f[Feature.TO_CALL] / (f[Feature.POT] + f[Feature.TO_CALL])
     drawing = np.where(draw > 0, _ramp(draw, odds * post.draw_discipline, post.mixing), 0.0)
