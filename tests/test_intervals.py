@@ -148,6 +148,19 @@ def test_plateau_detects_a_curve_still_climbing_through_noise() -> None:
     assert not plateau(list(curve)).plateaued
 
 
+def test_plateau_needs_the_last_third_to_stop_gaining() -> None:
+    # A short window's slope is not significant, but the last third sits clearly higher
+    # than the middle one (a ceiling's training curve measured here, 30 iterations).
+    curve = [float(v) for v in (
+        -811, -707, -535, -418, -279, -199, -101, -60, -24, 6, 54, 45, 87, 97, 101,
+        125, 148, 117, 117, 131, 146, 131, 119, 156, 154, 138, 125, 139, 170, 178,
+    )]  # fmt: skip
+    test = plateau(curve)
+    assert test.slope_low < 0
+    assert test.change > test.change_half_width
+    assert not test.plateaued
+
+
 def test_plateau_needs_enough_points() -> None:
     with pytest.raises(ValueError, match="at least 9"):
         plateau([1.0] * 8)

@@ -145,8 +145,10 @@ def difference_stderr(*stderrs: float) -> float:
 @dataclass(frozen=True)
 class Plateau:
     """The last third of a learning curve: its least-squares slope (per iteration) with the
-    interval, and its mean against the middle third's. ``plateaued``: the slope is not
-    significantly above zero (one-sided, at the same level)."""
+    interval, and its mean against the middle third's (with the half width of that
+    change's interval). ``plateaued``: neither the slope nor the change is significantly
+    above zero (one-sided tests at the same level). The slope alone has little power over
+    a short window; the change catches a curve that rose into its last third."""
 
     points: int
     window: int
@@ -183,8 +185,8 @@ class Plateau:
 
 def plateau(curve: Sequence[float], *, level: float = LEVEL) -> Plateau:
     """Plateau test of a learning curve (one value per iteration, iterations 1..n): the
-    slope of a straight line through the last third, whose one-sided test says whether the
-    curve still rises, and the change from the middle third to the last."""
+    slope of a straight line through the last third and the change from the middle third
+    to the last, each tested one-sided for still rising (see :class:`Plateau`)."""
     y = np.asarray(curve, dtype=np.float64)
     if y.ndim != 1 or y.size < MIN_PLATEAU_POINTS or not np.all(np.isfinite(y)):
         raise ValueError(
@@ -201,7 +203,9 @@ def plateau(curve: Sequence[float], *, level: float = LEVEL) -> Plateau:
     slope_se = math.sqrt(float(np.sum(residuals**2)) / (window - 2) / float(np.sum(centred**2)))
     two_sided = float(stats.t.ppf(0.5 + level / 2, window - 2))
     one_sided = float(stats.t.ppf(level, window - 2))
+    change = float(last.mean() - middle.mean())
     change_se = math.sqrt((float(np.var(last, ddof=1)) + float(np.var(middle, ddof=1))) / window)
+    change_one_sided = float(stats.t.ppf(level, 2 * window - 2))
     return Plateau(
         points=n,
         window=window,
@@ -212,5 +216,7 @@ def plateau(curve: Sequence[float], *, level: float = LEVEL) -> Plateau:
         last_mean=float(last.mean()),
         middle_mean=float(middle.mean()),
         change_half_width=float(stats.t.ppf(0.5 + level / 2, 2 * window - 2)) * change_se,
-        plateaued=slope - one_sided * slope_se <= 0,
+        plateaued=(
+            slope - one_sided * slope_se <= 0 and change - change_one_sided * change_se <= 0
+        ),
     )

@@ -214,9 +214,10 @@ def plateau_section(
     text = (
         f"The ceiling exploiter trains {config['ceiling_iterations']} iterations against "
         f"the true styles (the others {config['exploiter_iterations']}). Its learning "
-        "curve is the training win rate against the true pool per iteration. Plateau test: "
-        "a straight line through the last third of the mean curve; the plateau is reached "
-        "when its slope is not significantly above zero (one-sided 5%). The slope's "
+        "curve is the training win rate against the true pool per iteration. Plateau test "
+        "on the mean curve: a straight line through its last third, and the last third's "
+        "mean against the middle third's; the plateau is reached when neither the slope "
+        "nor that rise is significantly above zero (one-sided 5% each). The slope's "
         "interval says how much more a longer run could still add."
     )
     if not plateau.get("tested"):
