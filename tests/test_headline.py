@@ -163,8 +163,10 @@ def test_unbounded_ratios_are_written_as_such(tmp_path: Path) -> None:
     records = seed_records()
     for index, record in enumerate(records):
         record["exploiters"]["model"]["true pool"]["bb_per_100"] = (-1.0) ** index * 5.0
+        record["exploiters"]["ceiling"]["true pool"]["bb_per_100"] = -20.0
     summary = headline(records, tuned_on="micro-zoom", pool="soft")
     assert summary["exploiters"]["model"]["calibration"]["low"] is None
+    assert summary["share_of_ceiling"] == {"model": None, "safe": None}
     figures = {
         "evaluate": {
             "seeds": records,
@@ -174,4 +176,7 @@ def test_unbounded_ratios_are_written_as_such(tmp_path: Path) -> None:
     }
     report = HtmlReport("test")
     headline_sections(report, figures, {"pool": "soft", "eval_hands": 600})
-    assert "[unbounded]" in report.render()
+    text = report.render()
+    assert "[unbounded]" in text
+    assert "No share of the ceiling" in text
+    assert text.count("<svg") == 1

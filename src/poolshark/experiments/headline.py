@@ -10,7 +10,8 @@ model, each seed on its own deals. From those, per seed:
 * the **calibration**: promised edge (against the model) over paid edge (against the true
   pool), a ratio of means across seeds;
 * the **share of the ceiling**: an exploiter's edge against the true pool over the ceiling
-  exploiter's (same seed, same deals), a ratio of means;
+  exploiter's (same seed, same deals), a ratio of means; None where the ceiling's mean
+  edge is not positive, since a share of a loss means nothing;
 * the **gap reduction**: the plain exploiter's gap minus the safe one's.
 """
 
@@ -85,13 +86,16 @@ def headline(seeds: Sequence[Mapping[str, Any]], *, tuned_on: str, pool: str) ->
         if aivat:
             figures["aivat"] = aivat
         exploiters[name] = figures
+    ceiling = _column(seeds, "ceiling", "true pool", "bb_per_100")
     shares = {
         name: ratio_interval(
             _column(seeds, name, "true pool", "bb_per_100"),
             _column(seeds, name, "true pool", "stderr"),
-            _column(seeds, "ceiling", "true pool", "bb_per_100"),
+            ceiling,
             _column(seeds, "ceiling", "true pool", "stderr"),
         ).as_dict()
+        if sum(ceiling) > 0
+        else None
         for name in names
         if name != "ceiling"
     }

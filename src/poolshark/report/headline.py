@@ -30,8 +30,11 @@ def bb(figure: Mapping[str, Any]) -> str:
     return f"{figure['estimate']:+.1f} [{_end(figure['low'])}, {_end(figure['high'])}]"
 
 
-def ratio(figure: Mapping[str, Any]) -> str:
-    """A ratio with its interval: ``0.87 [0.71, 1.05]``, or says it is unbounded."""
+def ratio(figure: Mapping[str, Any] | None) -> str:
+    """A ratio with its interval: ``0.87 [0.71, 1.05]``, or says it is unbounded; ``n/a``
+    for a ratio not computed (a share of a ceiling that does not win)."""
+    if figure is None:
+        return "n/a"
     if figure["low"] is None or figure["high"] is None:
         return f"{figure['estimate']:.2f} [unbounded]"
     return f"{figure['estimate']:.2f} [{figure['low']:.2f}, {figure['high']:.2f}]"
@@ -152,25 +155,31 @@ def headline_sections(
         for f in [exploiters[name]["calibration"]]
     ]
     share_bars = [
-        RangeBar(EXPLOITERS[name], f["estimate"], f["low"], f["high"]) for name, f in shares.items()
+        RangeBar(EXPLOITERS[name], f["estimate"], f["low"], f["high"])
+        for name, f in shares.items()
+        if f is not None
     ]
-    report.figures(
-        [
-            (
-                interval_chart(
-                    calibration,
-                    x_label="promised / paid edge",
-                    reference=1.0,
-                    band=(1 / CALIBRATION_LIMIT, CALIBRATION_LIMIT),
-                ),
-                "promised / paid, 95% intervals (Fieller)",
+    charts = [
+        (
+            interval_chart(
+                calibration,
+                x_label="promised / paid edge",
+                reference=1.0,
+                band=(1 / CALIBRATION_LIMIT, CALIBRATION_LIMIT),
             ),
+            "promised / paid, 95% intervals (Fieller)",
+        )
+    ]
+    if share_bars:
+        charts.append(
             (
                 interval_chart(share_bars, x_label="share of the ceiling's edge", reference=1.0),
                 "share of the ceiling, 95% intervals (Fieller)",
-            ),
-        ]
-    )
+            )
+        )
+    else:
+        report.paragraph("No share of the ceiling: the ceiling's mean edge is not positive.")
+    report.figures(charts)
 
     report.section("Per seed")
     report.paragraph(
@@ -267,19 +276,21 @@ def probe_section(report: HtmlReport, probe: Mapping[str, Any]) -> None:
     rows: list[list[Cell]] = []
     for seed in probe["seeds"]:
         for name in ("model", "safe"):
-            for key, value in _numbers(seed.get(name) or {}):
+            for key, value in numeric_leaves(seed.get(name) or {}, depth=4):
                 rows.append([seed["seed"], EXPLOITERS[name], key, value])
     report.table(["seed", "exploiter", "figure", "value"], rows)
 
 
-def _numbers(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, float]]:
-    """Numeric leaves of a nested mapping as ("a / b", value)."""
+def numeric_leaves(
+    data: Mapping[str, Any], *, depth: int, prefix: str = ""
+) -> list[tuple[str, float]]:
+    """Numeric leaves of a nested mapping as ("a / b", value), ``depth`` levels deep."""
     out: list[tuple[str, float]] = []
     for key, value in data.items():
         if isinstance(value, bool):
             continue
         if isinstance(value, int | float):
             out.append((f"{prefix}{key}", float(value)))
-        elif isinstance(value, Mapping):
-            out.extend(_numbers(value, f"{prefix}{key} / "))
+        elif isinstance(value, Mapping) and depth > 1:
+            out.extend(numeric_leaves(value, depth=depth - 1, prefix=f"{prefix}{key} / "))
     return out

@@ -17,6 +17,7 @@ from poolshark.report.headline import (
     FIELDS,
     bb,
     headline_sections,
+    numeric_leaves,
     plateau_section,
     plateau_words,
     probe_section,
@@ -29,35 +30,6 @@ from poolshark.report.range_chart import draw_chart
 from poolshark.report.spots import Spot, action_shares, spot_decisions
 
 CHART_SPOT = Spot("BTN", opener="CO")
-
-
-def _signed(value: float, half: float | None = None) -> str:
-    """``+12.3`` or ``+12.3 ± 4.5``."""
-    text = f"{value:+.1f}"
-    return f"{text} ± {half:.1f}" if half is not None else text
-
-
-def _tone(value: float, half: float) -> str:
-    """Green when the 95% interval is above zero, red when below."""
-    if value - half > 0:
-        return "good"
-    if value + half < 0:
-        return "bad"
-    return ""
-
-
-def _leaves(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, float]]:
-    """Numeric leaves of a nested mapping as ("a / b", value), two levels deep."""
-    out: list[tuple[str, float]] = []
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int | float):
-            out.append((name, float(value)))
-        elif isinstance(value, Mapping) and not prefix:
-            out.extend(_leaves(value, f"{name} / "))
-    return out
 
 
 def _threebet_change(history: list[dict[str, float]]) -> tuple[float, float]:
@@ -160,7 +132,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
         "held-out model is fitted on different hands."
     )
     names = ["main", "heldout"]
-    leaves = [dict(_leaves(population[n].get("validation") or {})) for n in names]
+    leaves = [dict(numeric_leaves(population[n].get("validation") or {}, depth=2)) for n in names]
     keys = [k for k in leaves[0] if all(k in other for other in leaves)]
     report.table(
         ["validation figure", "model", "held-out model"],
