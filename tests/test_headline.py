@@ -154,6 +154,7 @@ def test_report_sections_show_the_headline(tmp_path: Path) -> None:
     assert "in sample" in text
     assert "t-interval over 3 seeds (2 df)" in text
     assert "reached" in text or "still rising" in text
+    assert "% of the last third" in text
     assert text.count("How exploitable") == 1
     assert "probe / bb_per_100" in text
     assert text.count("<svg") == 3  # calibration, share of the ceiling, learning curve

@@ -255,12 +255,20 @@ def plateau_section(
                 name,
                 test["window"],
                 f"{test['slope']:+.2f} [{test['slope_low']:+.2f}, {test['slope_high']:+.2f}]",
-                f"{test['change']:+.1f} ± {test['change_half_width']:.1f}",
+                _rise(test),
                 "reached" if test["plateaued"] else "still rising",
             ]
             for name, test in rows
         ],
     )
+
+
+def _rise(test: Mapping[str, Any]) -> str:
+    """The last third's gain on the middle one, with its share of the level reached."""
+    text = f"{test['change']:+.1f} ± {test['change_half_width']:.1f}"
+    if test["last_mean"] > 0:
+        text += f" ({test['change'] / test['last_mean']:+.0%} of the last third's mean)"
+    return text
 
 
 def probe_section(report: HtmlReport, probe: Mapping[str, Any]) -> None:
