@@ -106,7 +106,7 @@ class PipelineConfig(BaseModel):
     imputer: str = "em"
     exploiter_iterations: int = Field(30, ge=1)
     exploiter_tables: int = Field(1024, ge=8)
-    ceiling_iterations: int = Field(120, ge=1)
+    ceiling_iterations: int = Field(150, ge=1)
     safe_kl_coef: float = Field(0.05, ge=0.0)
     eval_hands: int = Field(30_000, ge=600)
     variance_reduction: bool = False
