@@ -8,21 +8,28 @@ recorders, and one real run at toy sizes is marked slow.
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.test_headline import seed_records
 from typer.testing import CliRunner
 
 from poolshark.cli import app
+from poolshark.evaluate.match import MatchConfig
+from poolshark.experiments.headline import headline
 from poolshark.experiments.pipeline import (
     STAGES,
     PipelineConfig,
     PipelineError,
     Run,
     default_stages,
+    match_config,
+    probe_stage,
     run_pipeline,
     start_run,
+    training_seeds,
 )
 
 
@@ -56,7 +63,7 @@ def test_stages_run_in_order_and_resume_after_a_kill(tmp_path: Path) -> None:
     again = start_run(tmp_path, PipelineConfig())
     again.log = lambda line: None
     figures = run_pipeline(again, _recording(calls))
-    assert calls == ["exploiters", "evaluate", "report"]
+    assert calls == ["exploiters", "evaluate", "probe", "report"]
     assert list(figures) == list(STAGES)
     assert figures["report"]["seen_before"] == sorted(STAGES[:-1])
     saved = json.loads((tmp_path / "evaluate.json").read_text())
@@ -113,7 +120,7 @@ def test_caches_are_deleted_when_their_stage_finishes(tmp_path: Path) -> None:
     assert all((tmp_path / cache).with_suffix(".json").exists() for cache in CACHES)
     # The later stages resume without them.
     run_pipeline(run, _caching(calls))
-    assert calls[-3:] == ["exploiters", "evaluate", "report"]
+    assert calls[-4:] == ["exploiters", "evaluate", "probe", "report"]
 
     # A run killed after a stage finished, before its caches went: deleted when skipped.
     (tmp_path / CACHES[0]).write_bytes(b"rows")
@@ -137,12 +144,14 @@ def test_the_command_keeps_caches_when_asked(
         return {"path": str(run.path("report.html"))}
 
     def evaluate(run: Run) -> dict[str, Any]:
-        return {"exploiters": {}, "baselines": {}, "over_exploitation_gap": 0.0,
-                "share_of_ceiling": None}  # fmt: skip
+        records = seed_records()
+        summary = headline(records, tuned_on="micro-zoom", pool="soft")
+        return {"seeds": records, "baselines": {}, "headline": summary}
 
     stages.update(
         simulate=lambda run: {"hands": 1_000},
         ingest=lambda run: {"main": {"rows": 9_000}},
+        exploiters=lambda run: {"seeds": [], "ceiling_plateau": {"tested": False, "curve": []}},
         evaluate=evaluate,
         report=report,
     )
@@ -153,6 +162,16 @@ def test_the_command_keeps_caches_when_asked(
         assert result.exit_code == 0, result.output
         assert (out / CACHES[0]).exists() == kept
         assert json.loads((out / "config.json").read_text())["keep_caches"] == kept
+        summary = json.loads(result.stdout)
+        assert summary["headline"]["exploiters"]["model"]["true pool"]["estimate"] == 100.0
+        assert "curve" not in summary["ceiling_plateau"]
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "t"), "--pool", "tough-regs"])
+    assert result.exit_code == 0, result.output
+    assert "share of the ceiling 0.62 [0.56, 0.68]" in result.output
+    assert json.loads((tmp_path / "t" / "config.json").read_text())["pool"] == "tough-regs"
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "b"), "--pool", "bogus"])
+    assert result.exit_code != 0
+    assert "no shipped pool 'bogus'" in result.output
 
 
 def test_config_files_are_validated(tmp_path: Path) -> None:
@@ -171,13 +190,63 @@ def test_every_stage_has_a_function() -> None:
     assert list(default_stages()) == list(STAGES)
 
 
+def test_every_seed_trains_and_plays_apart() -> None:
+    config = PipelineConfig(seed=5, seeds=3)
+    assert training_seeds(config) == [5, 6, 7]
+    assert len({match_config(config, index).seed for index in range(3)}) == 3
+    assert match_config(config, 0).seed == 12  # seed + 7, as one-seed runs had
+
+
+def test_variance_reduction_is_asked_for_only_where_matches_have_it() -> None:
+    available = "variance_reduction" in {f.name for f in fields(MatchConfig)}
+    if available:
+        assert PipelineConfig(variance_reduction=True).variance_reduction
+    else:
+        with pytest.raises(ValueError, match="no variance reduction"):
+            PipelineConfig(variance_reduction=True)
+
+
+def test_probes_need_a_probe_function(tmp_path: Path) -> None:
+    with pytest.raises(PipelineError, match="probe_iterations > 0 needs"):
+        start_run(tmp_path, PipelineConfig(probe_iterations=2))
+    assert not (tmp_path / "config.json").exists()
+    skipped = start_run(tmp_path / "skip", PipelineConfig())
+    assert probe_stage(skipped) == {"skipped": "probe_iterations = 0"}
+
+
+def test_the_probe_stage_probes_plain_and_safe_of_every_seed(tmp_path: Path) -> None:
+    calls: list[tuple[str, str, Path, dict[str, Any]]] = []
+
+    def probe(exploiter: str, pool: str, out: Path, **settings: Any) -> dict[str, Any]:
+        calls.append((exploiter, pool, out, settings))
+        return {"probe": {"bb_per_100": 1.0}}
+
+    config = PipelineConfig(seeds=2, probe_iterations=3, probe_tables=16, probe_eval_hands=600)
+    run = start_run(tmp_path, config, probe=probe)
+    run.figures["exploiters"] = {
+        "seeds": [
+            {"seed": s, **{name: {"checkpoint": f"{name}-{s}.pt"} for name in ("model", "safe")}}
+            for s in (0, 1)
+        ]
+    }
+    figures = probe_stage(run)
+    assert [c[0] for c in calls] == ["model-0.pt", "safe-0.pt", "model-1.pt", "safe-1.pt"]
+    assert calls[3][2] == tmp_path / "seed-1" / "probe-safe"
+    assert calls[0][3]["iterations"] == 3
+    assert calls[0][3]["eval_hands"] == 600
+    assert calls[2][3]["seed"] == 1
+    assert figures["seeds"][1]["safe"] == {"probe": {"bb_per_100": 1.0}}
+
+
 @pytest.mark.slow
 def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
     config = PipelineConfig(
         hands=2_000,
         heldout_hands=1_000,
         population_epochs=1,
+        seeds=2,
         exploiter_iterations=2,
+        ceiling_iterations=9,
         exploiter_tables=64,
         eval_hands=600,
         rake_percent=5.0,
@@ -189,7 +258,18 @@ def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
     report = Path(figures["report"]["path"])
     text = report.read_text(encoding="utf-8")
     assert "over-exploitation gap" in text
-    assert text.count("<svg") >= 6
+    assert "Done means" in text
+    assert "t-interval over 2 seeds (1 df)" in text
+    assert text.count("<svg") >= 9
+    assert (tmp_path / "seed-1" / "exploiter-ceiling" / "last.pt").is_file()
+    assert len(figures["exploiters"]["seeds"][1]["ceiling"]["history"]) == 9
+    assert figures["exploiters"]["ceiling_plateau"]["tested"]
+    seeds = figures["evaluate"]["seeds"]
+    assert [s["match_seed"] for s in seeds] == [7, 1_007]
+    assert (
+        seeds[0]["exploiters"]["model"]["true pool"] != seeds[1]["exploiters"]["model"]["true pool"]
+    )
+    assert figures["probe"]["skipped"] == "probe_iterations = 0"
     assert "Raked 5% of the pot, at most 3 bb a hand" in text
     baselines = figures["evaluate"]["baselines"]
     assert baselines["population model vs itself"]["field"].endswith("best.pt")

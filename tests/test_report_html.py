@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from poolshark.report.html import HtmlReport
-from poolshark.report.plots import WinRate, edge_curves, training_curves, win_rates
+from poolshark.report.plots import (
+    RangeBar,
+    WinRate,
+    edge_curves,
+    interval_chart,
+    learning_curves,
+    training_curves,
+    win_rates,
+)
 from poolshark.report.range_chart import draw_chart
 
 
@@ -56,3 +64,30 @@ def test_edge_curves_draw_one_line_per_variant() -> None:
         x_label="model KL",
     )
     assert len(figure.axes[0].get_lines()) == 3  # two variants and the zero line
+
+
+def test_interval_chart_draws_unbounded_ends_as_arrows() -> None:
+    figure = interval_chart(
+        [RangeBar("plain", 2.0, 1.5, 2.6), RangeBar("safe", 1.1, None, None)],
+        x_label="promised / paid",
+        reference=1.0,
+        band=(1 / 1.5, 1.5),
+    )
+    axes = figure.axes[0]
+    markers = [line.get_marker() for line in axes.get_lines()]
+    assert markers.count("<") == 1
+    assert markers.count(">") == 1
+    low, high = axes.get_xlim()
+    assert low <= 1 / 1.5
+    assert high >= 2.6
+    with pytest.raises(ValueError, match="at least one"):
+        interval_chart([], x_label="x")
+
+
+def test_learning_curves_draw_the_fitted_line() -> None:
+    figure = learning_curves({"seed 0": [1.0, 2.0, 3.0]}, fit=(2, 3, 0.0, 1.0))
+    fitted = figure.axes[0].get_lines()[-1]
+    assert list(fitted.get_xdata()) == [2, 3]
+    assert list(fitted.get_ydata()) == [2.0, 3.0]
+    with pytest.raises(ValueError, match="at least one"):
+        learning_curves({})

@@ -1,8 +1,10 @@
 """``poolshark demo``: the whole pipeline on a built-in synthetic pool, end to end.
 
-Simulate → write PokerStars text → ingest → population models → PPO exploiters →
-evaluation three ways → HTML report (see :mod:`poolshark.experiments.pipeline`). A run folder that
-already holds finished stages resumes after them. The population models' cached training rows
+Simulate → write PokerStars text → ingest → population models → PPO exploiters (one set
+per training seed) → evaluation three ways, each seed on its own deals → HTML report with
+95% intervals across seeds and deals (see :mod:`poolshark.experiments.pipeline`). A run
+folder that already holds finished stages resumes after them. ``--pool`` reports another
+pool (``tough-regs``, say) than the configured one. The population models' cached training rows
 are deleted once their stage finishes unless ``--keep-caches`` (or ``keep_caches`` in the config).
 """
 
@@ -24,6 +26,9 @@ def demo(
     config_file: Annotated[
         Path | None, typer.Option("--config", help="TOML file of pipeline sizes and seeds.")
     ] = None,
+    pool: Annotated[
+        str | None, typer.Option("--pool", help="Pool to run on (overrides the config's).")
+    ] = None,
     keep_caches: Annotated[
         bool,
         typer.Option(
@@ -39,11 +44,14 @@ def demo(
         run_pipeline,
         start_run,
     )
+    from poolshark.report.headline import FIELDS, bb, ratio  # lazy: loads matplotlib
 
     with user_errors():
         config = PipelineConfig() if config_file is None else PipelineConfig.load(config_file)
-        if keep_caches:
-            config = config.model_copy(update={"keep_caches": True})
+        updates: dict[str, Any] = {"keep_caches": True} if keep_caches else {}
+        if pool is not None:
+            updates["pool"] = pool
+        config = PipelineConfig.model_validate({**config.model_dump(), **updates})
         run = start_run(out, config)
     run.log = (lambda line: errors.print(line)) if json_output else console.print
     figures = run_pipeline(run, default_stages())
@@ -51,23 +59,19 @@ def demo(
     if json_output:
         print_json(summary)
         return
-    table = Table(title="Exploiters against the true pool (bb/100, 95% interval)")
-    table.add_column("agent")
-    for field in ("model", "true pool", "held-out model"):
-        table.add_column(f"vs {field}", justify="right")
-    for name, rows in figures["evaluate"]["exploiters"].items():
-        table.add_row(
-            name,
-            *(
-                f"{rows[f]['bb_per_100']:+.1f} ± {rows[f]['half_width']:.1f}"
-                for f in ("model", "true pool", "held-out model")
-            ),
-        )
-    console.print(table)
-    console.print(
-        f"over-exploitation gap {summary['over_exploitation_gap']:+.1f} bb/100; "
-        f"report: [bold]{summary['report']}[/]"
+    headline = figures["evaluate"]["headline"]
+    table = Table(
+        title=f"Exploiters, mean over {headline['seeds']} seeds (bb/100, 95% interval"
+        " across seeds and deals)"
     )
+    table.add_column("agent")
+    for column in (*(f"vs {field}" for field in FIELDS), "gap", "promised / paid"):
+        table.add_column(column, justify="right")
+    for name, rows in headline["exploiters"].items():
+        table.add_row(name, *(bb(rows[f]) for f in (*FIELDS, "gap")), ratio(rows["calibration"]))
+    console.print(table)
+    share = headline["share_of_ceiling"]["model"]
+    console.print(f"share of the ceiling {ratio(share)}; report: [bold]{summary['report']}[/]")
 
 
 def _summary(figures: dict[str, Any]) -> dict[str, Any]:
@@ -77,9 +81,14 @@ def _summary(figures: dict[str, Any]) -> dict[str, Any]:
         "report": figures["report"]["path"],
         "hands": figures["simulate"]["hands"],
         "rows": figures["ingest"]["main"]["rows"],
-        "exploiters": evaluation["exploiters"],
+        "headline": evaluation["headline"],
+        "ceiling_plateau": {
+            key: value
+            for key, value in figures["exploiters"]["ceiling_plateau"].items()
+            if key != "curve"
+        },
+        "seeds": evaluation["seeds"],
         "baselines": evaluation["baselines"],
-        "over_exploitation_gap": evaluation["over_exploitation_gap"],
-        "share_of_ceiling": evaluation["share_of_ceiling"],
+        "probe": figures.get("probe"),
         "seconds": {name: stage.get("seconds") for name, stage in figures.items()},
     }

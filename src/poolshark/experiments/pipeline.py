@@ -2,17 +2,20 @@
 
 simulate a pool's hands as a site would write them → ingest the text into decision rows →
 fit population action models on those rows (and a held-out one on different hands) →
-train exploiters with PPO: one against the fitted model, a safe (KL-regularized) one, and
-the ceiling one against the pool's true styles → evaluate each three ways (against the
-model it trained on, against the true pool, against the held-out model) next to baselines
-→ write an HTML report.
+train exploiters with PPO, once per training seed: one against the fitted model, a safe
+(KL-regularized) one, and the ceiling one against the pool's true styles, trained longer
+and tested for a plateau → evaluate each three ways (against the model it trained on,
+against the true pool, against the held-out model), each seed on its own deals, next to
+baselines → optionally probe the plain and safe exploiters with a fresh best response →
+write an HTML report with every headline figure's 95% interval across seeds and deals
+(:mod:`poolshark.experiments.headline`).
 
 Every stage writes its outputs under the run folder and a ``<stage>.json`` with its
 figures last; a stage whose file exists is skipped, so a killed run started again resumes
 at the first unfinished stage. A finished stage's caches (the population models' training
 rows, which only resuming that stage reads) are deleted unless ``keep_caches`` is set.
 Sizes come from :class:`PipelineConfig` (TOML keys of the same names); the defaults fit
-about 15 minutes on a 2-core CPU.
+about 30 minutes on a 2-core CPU.
 """
 
 from __future__ import annotations
@@ -22,20 +25,24 @@ import os
 import time
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from statistics import fmean
+from typing import Any, Protocol
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from poolshark.agents.loading import load_agent
 from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
+from poolshark.experiments.headline import headline
+from poolshark.experiments.intervals import MIN_PLATEAU_POINTS, plateau
 from poolshark.exploit.ppo import ExploitConfig, ExploitResult, train_exploiter
 from poolshark.histories.ingest import ingest
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import write_simulation
 from poolshark.population.train import (
+    EM_POWER,
     PopulationTrainConfig,
     imputer_settings,
     remove_data_caches,
@@ -44,10 +51,15 @@ from poolshark.population.train import (
 from poolshark.report.run_report import build_report
 from poolshark.training.common import write_text_atomic
 
-STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "report")
+STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "probe", "report")
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
 RESUMABLE_CHANGES = ("keep_caches",)
 """Config keys a run folder may be reopened with changed: they change no figure."""
+DEFAULT_POOL = "micro-zoom"
+"""The demo's pool (the issue asks for ``handhq-25nl``, fitted to real hands, once it ships)."""
+TUNING_POOL = "micro-zoom"
+"""The development pool: the imputer's settings (``em_power`` = :data:`EM_POWER`) were
+chosen on it, so figures on it are not out of sample; the report says which pool it shows."""
 
 
 class PipelineError(ValueError):
@@ -68,6 +80,15 @@ class PipelineConfig(BaseModel):
     spec (``oracle:PATH``, ``model:PATH``). ``rake_percent`` (of the pot, at most
     ``rake_cap_bb`` big blinds a hand, none without a flop) applies to the exploiters'
     training and to every evaluation match; the simulated histories stay unraked.
+    ``seeds`` training seeds (``seed``, ``seed + 1``, ...) each train the three exploiters
+    into ``seed-K/`` and evaluate them on deals of their own (match seed ``seed + 7 +
+    1000 K``); the simulated hands and the population models are shared by the seeds.
+    The ceiling exploiter trains ``ceiling_iterations`` (longer than the others, to
+    converge; the report tests its learning curve for a plateau). ``variance_reduction``
+    asks the matches for AIVAT estimates beside the actual ones (``MatchConfig``'s
+    option; refused where this build's matches lack it). ``probe_iterations`` > 0 trains a
+    fresh best response against the plain and the safe exploiter of every seed (the
+    ``probe`` stage; the run must be started with a probe function, see :func:`start_run`).
     ``workers`` ingest in parallel; ``threads`` is torch's thread count: keep 1 on a shared
     or small CPU, where a second torch thread contending for a busy core made a training
     step 45x slower (354 vs 7.6 ms here). ``keep_caches`` keeps the population models'
@@ -76,16 +97,22 @@ class PipelineConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    pool: str = "micro-zoom"
+    pool: str = DEFAULT_POOL
     seed: int = 0
+    seeds: int = Field(3, ge=1, le=50)
     hands: int = Field(40_000, ge=1_000)
     heldout_hands: int = Field(20_000, ge=1_000)
     population_epochs: int = Field(4, ge=1)
     imputer: str = "em"
     exploiter_iterations: int = Field(30, ge=1)
     exploiter_tables: int = Field(1024, ge=8)
+    ceiling_iterations: int = Field(150, ge=1)
     safe_kl_coef: float = Field(0.05, ge=0.0)
     eval_hands: int = Field(30_000, ge=600)
+    variance_reduction: bool = False
+    probe_iterations: int = Field(0, ge=0)
+    probe_tables: int = Field(512, ge=8)
+    probe_eval_hands: int = Field(12_000, ge=600)
     rake_percent: float = Field(0.0, ge=0.0, le=100.0)
     rake_cap_bb: float | None = Field(None, ge=0.0)
     workers: int = Field(2, ge=1)
@@ -93,10 +120,23 @@ class PipelineConfig(BaseModel):
     device: str = "cpu"
     keep_caches: bool = False
 
+    @field_validator("pool")
+    @classmethod
+    def _known_pool(cls, value: str) -> str:
+        load_pool(value)
+        return value
+
     @field_validator("imputer")
     @classmethod
     def _known_imputer(cls, value: str) -> str:
         imputer_settings(value, "")
+        return value
+
+    @field_validator("variance_reduction")
+    @classmethod
+    def _matches_reduce_variance(cls, value: bool) -> bool:
+        if value and "variance_reduction" not in {f.name for f in fields(MatchConfig)}:
+            raise ValueError("this build's matches have no variance reduction (AIVAT)")
         return value
 
     @classmethod
@@ -109,14 +149,37 @@ class PipelineConfig(BaseModel):
         return cls.model_validate(data)
 
 
+class ProbeFunction(Protocol):
+    """The exploitability probe's signature (``experiments.probe.probe_exploiter``): a fresh
+    best response trained against ``exploiter`` seated in ``pool``; JSON-able figures."""
+
+    def __call__(
+        self,
+        exploiter: str,
+        pool: str,
+        out: Path,
+        *,
+        iterations: int,
+        tables: int,
+        seed: int,
+        eval_hands: int,
+        threads: int = 1,
+        device: str = "cpu",
+        rake_percent: float = 0.0,
+        rake_cap_bb: float | None = None,
+    ) -> dict[str, Any]: ...
+
+
 @dataclass
 class Run:
-    """One run folder: the config, where each stage writes, and the figures so far."""
+    """One run folder: the config, where each stage writes, the figures so far, and the
+    probe function the ``probe`` stage calls (None: the stage can only be skipped)."""
 
     out: Path
     config: PipelineConfig
     log: Callable[[str], None] = print
     figures: dict[str, dict[str, Any]] = field(default_factory=dict)
+    probe: ProbeFunction | None = None
 
     def path(self, *parts: str) -> Path:
         """A path inside the run folder."""
@@ -166,13 +229,20 @@ def reopen_config(
     return before
 
 
-def start_run(out: str | Path, config: PipelineConfig) -> Run:
+def start_run(out: str | Path, config: PipelineConfig, probe: ProbeFunction | None = None) -> Run:
     """Open (or reopen) a run folder; a folder holding another config is refused, naming
-    the keys that differ (:data:`RESUMABLE_CHANGES` may differ)."""
+    the keys that differ (:data:`RESUMABLE_CHANGES` may differ). ``probe`` is the
+    exploitability probe the ``probe`` stage calls; a config asking for probes
+    (``probe_iterations`` > 0) without one is refused before anything runs."""
+    if config.probe_iterations > 0 and probe is None:
+        raise PipelineError(
+            "probe_iterations > 0 needs the exploitability probe (experiments.probe), which"
+            " this run was not given: set probe_iterations = 0"
+        )
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     reopen_config(folder, config.model_dump(mode="json"), RESUMABLE_CHANGES, PipelineError)
-    return Run(folder, config)
+    return Run(folder, config, probe=probe)
 
 
 def run_pipeline(run: Run, stages: dict[str, Callable[[Run], dict[str, Any]]]) -> dict[str, Any]:
@@ -291,12 +361,25 @@ four times faster as a frozen opponent (``docs/population.md``)."""
 
 
 EXPLOITERS = ("model", "safe", "ceiling")
-"""The exploiter variants every run trains and evaluates."""
+"""The exploiter variants every run trains and evaluates, once per training seed."""
+PROBED = ("model", "safe")
+"""The exploiters the ``probe`` stage tests for exploitability."""
+
+
+def training_seeds(config: PipelineConfig) -> list[int]:
+    """The exploiters' training seeds: ``seed``, ``seed + 1``, ... (``seeds`` of them)."""
+    return [config.seed + index for index in range(config.seeds)]
+
+
+def match_seed(config: PipelineConfig, index: int) -> int:
+    """The evaluation deals of training seed number ``index``: distinct for every seed."""
+    return config.seed + 7 + 1_000 * index
 
 
 def exploiters_stage(run: Run) -> dict[str, Any]:
-    """Three PPO exploiters: against the fitted model, the same with a KL penalty toward the
-    model's own policy (safe), and against the pool's true styles (the ceiling)."""
+    """Per training seed, three PPO exploiters: against the fitted model, the same with a KL
+    penalty toward the model's own policy (safe), and against the pool's true styles (the
+    ceiling, trained ``ceiling_iterations``); then the ceiling's plateau test."""
     config = run.config
     model = run.figures["population"]["main"]["checkpoint"]
     variants = {
@@ -304,22 +387,47 @@ def exploiters_stage(run: Run) -> dict[str, Any]:
         "safe": {"against": [model], "kl_coef": config.safe_kl_coef, "reference": model},
         "ceiling": {"against": [f"pool:{config.pool}"]},
     }
-    figures: dict[str, Any] = {}
-    for name in EXPLOITERS:
-        result = train_variant(
-            variants[name],
-            run.path(f"exploiter-{name}"),
-            iterations=config.exploiter_iterations,
-            tables=config.exploiter_tables,
-            seed=config.seed,
-            threads=config.threads,
-            device=config.device,
-            rake_percent=config.rake_percent,
-            rake_cap_bb=config.rake_cap_bb,
-        )
-        figures[name] = {"checkpoint": result.checkpoint, "history": result.history}
-        run.log(f"  {name}: {result.iterations} iterations, {result.seconds:.0f} s")
-    return figures
+    seeds: list[dict[str, Any]] = []
+    for index, seed in enumerate(training_seeds(config)):
+        trained: dict[str, Any] = {"seed": seed}
+        for name in EXPLOITERS:
+            result = train_variant(
+                variants[name],
+                run.path(f"seed-{index}", f"exploiter-{name}"),
+                iterations=(
+                    config.ceiling_iterations if name == "ceiling" else config.exploiter_iterations
+                ),
+                tables=config.exploiter_tables,
+                seed=seed,
+                threads=config.threads,
+                device=config.device,
+                rake_percent=config.rake_percent,
+                rake_cap_bb=config.rake_cap_bb,
+            )
+            trained[name] = {"checkpoint": result.checkpoint, "history": result.history}
+            run.log(f"  seed {seed} {name}: {result.iterations} iterations, {result.seconds:.0f} s")
+        seeds.append(trained)
+    return {"seeds": seeds, "ceiling_plateau": ceiling_plateau(seeds)}
+
+
+def ceiling_plateau(seeds: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The ceiling's learning curve (training bb/100 per iteration against the true pool)
+    averaged over the seeds, and the plateau test of that mean curve and of each seed's."""
+    curves = [[row["bb_per_100"] for row in seed["ceiling"]["history"]] for seed in seeds]
+    length = min(len(curve) for curve in curves)
+    mean_curve = [fmean(curve[i] for curve in curves) for i in range(length)]
+    if length < MIN_PLATEAU_POINTS:
+        return {
+            "curve": mean_curve,
+            "tested": False,
+            "reason": f"{length} iterations: a plateau test needs {MIN_PLATEAU_POINTS}",
+        }
+    return {
+        "curve": mean_curve,
+        "tested": True,
+        "mean": plateau(mean_curve).as_dict(),
+        "seeds": [plateau(curve[:length]).as_dict() for curve in curves],
+    }
 
 
 def train_variant(keys: dict[str, Any], out: Path, **settings: Any) -> ExploitResult:
@@ -334,8 +442,8 @@ def train_variant(keys: dict[str, Any], out: Path, **settings: Any) -> ExploitRe
 
 def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
     """``agent`` in one seat against ``field`` in the others: bb/100 (all-in EV adjusted
-    when the match measures it) with the half width of its 95% interval, and the raw
-    figures beside it."""
+    when the match measures it) with its standard error and the half width of its 95%
+    interval, the raw figures beside it, and the AIVAT estimate when the match has one."""
 
     lineup = default_lineup(2, match.seats, against=True)
     result = play_match([load_agent(agent), load_agent(field)], lineup, match)
@@ -343,17 +451,32 @@ def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
     estimate = player.ev_adjusted or player.actual
     return {
         "bb_per_100": estimate.bb_per_100,
+        "stderr": estimate.stderr,
         "half_width": estimate.half_width,
         "actual": player.actual.as_dict(),
+        "aivat": player.as_dict().get("aivat"),
         "vpip": player.vpip,
         "pfr": player.pfr,
         "hands": player.hands,
     }
 
 
+def match_config(config: PipelineConfig, index: int) -> MatchConfig:
+    """The evaluation match of training seed number ``index`` (its own deals)."""
+    options: dict[str, Any] = {"variance_reduction": True} if config.variance_reduction else {}
+    return MatchConfig(
+        hands=config.eval_hands,
+        seed=match_seed(config, index),
+        rake_percent=config.rake_percent,
+        rake_cap_bb=config.rake_cap_bb,
+        **options,
+    )
+
+
 def evaluate_stage(run: Run) -> dict[str, Any]:
-    """Each exploiter three ways (its training model, the true pool, the held-out model) and
-    the baselines; bb/100 with 95% intervals, all-in EV adjusted."""
+    """Each seed's exploiters three ways (the training model, the true pool, the held-out
+    model) on that seed's own deals, the baselines on the first seed's, and the headline:
+    every figure's mean over seeds with its 95% interval across seeds and deals."""
 
     config = run.config
     torch.set_num_threads(config.threads)
@@ -362,34 +485,33 @@ def evaluate_stage(run: Run) -> dict[str, Any]:
         "true pool": f"pool:{config.pool}",
         "held-out model": run.figures["population"]["heldout"]["checkpoint"],
     }
-    match = MatchConfig(
-        hands=config.eval_hands,
-        seed=config.seed + 7,
-        rake_percent=config.rake_percent,
-        rake_cap_bb=config.rake_cap_bb,
-    )
-
-    def play(agent: str, field: str) -> dict[str, Any]:
-        return {**edge(agent, field, match), "field": field}
-
-    figures: dict[str, Any] = {"exploiters": {}, "baselines": {}}
-    for name in EXPLOITERS:
-        checkpoint = run.figures["exploiters"][name]["checkpoint"]
-        figures["exploiters"][name] = {
-            against: play(checkpoint, field) for against, field in fields.items()
+    seeds: list[dict[str, Any]] = []
+    for index, trained in enumerate(run.figures["exploiters"]["seeds"]):
+        match = match_config(config, index)
+        evaluated: dict[str, Any] = {
+            "seed": trained["seed"],
+            "match_seed": match.seed,
+            "exploiters": {
+                name: {
+                    against: {**edge(trained[name]["checkpoint"], field, match), "field": field}
+                    for against, field in fields.items()
+                }
+                for name in EXPLOITERS
+            },
         }
-        run.log(f"  exploiter {name}: evaluated")
-    for name, (agent, against) in BASELINES.items():
-        figures["baselines"][name] = play(fields.get(agent, agent), fields[against])
-    plain = figures["exploiters"]["model"]
-    ceiling = figures["exploiters"]["ceiling"]["true pool"]["bb_per_100"]
-    figures["over_exploitation_gap"] = (
-        plain["model"]["bb_per_100"] - plain["true pool"]["bb_per_100"]
-    )
-    figures["share_of_ceiling"] = (
-        plain["true pool"]["bb_per_100"] / ceiling if ceiling > 0 else None
-    )
-    return figures
+        seeds.append(evaluated)
+        run.log(f"  seed {trained['seed']}: exploiters evaluated on match seed {match.seed}")
+    first = match_config(config, 0)
+    baselines = {
+        name: {**edge(fields.get(agent, agent), fields[against], first), "field": fields[against]}
+        for name, (agent, against) in BASELINES.items()
+    }
+    return {
+        "seeds": seeds,
+        "baselines": baselines,
+        "headline": headline(seeds, tuned_on=TUNING_POOL, pool=config.pool),
+        "tuning": {"pool": TUNING_POOL, "em_power": EM_POWER},
+    }
 
 
 BASELINES = {
@@ -401,6 +523,36 @@ BASELINES = {
 """Baselines in every report: (agent, field), each an agent spec or one of the evaluation
 fields. The population model playing itself should come out near zero minus its share of
 the rake; the others show what the true pool gives away without any training."""
+
+
+def probe_stage(run: Run) -> dict[str, Any]:
+    """A fresh best response against the plain and the safe exploiter of every seed
+    (:class:`ProbeFunction`); skipped when ``probe_iterations`` is 0."""
+    config = run.config
+    if config.probe_iterations == 0:
+        return {"skipped": "probe_iterations = 0"}
+    if run.probe is None:
+        raise PipelineError("the probe stage needs a probe function (see start_run)")
+    seeds: list[dict[str, Any]] = []
+    for index, trained in enumerate(run.figures["exploiters"]["seeds"]):
+        probed: dict[str, Any] = {"seed": trained["seed"]}
+        for name in PROBED:
+            probed[name] = run.probe(
+                trained[name]["checkpoint"],
+                config.pool,
+                run.path(f"seed-{index}", f"probe-{name}"),
+                iterations=config.probe_iterations,
+                tables=config.probe_tables,
+                seed=trained["seed"],
+                eval_hands=config.probe_eval_hands,
+                threads=config.threads,
+                device=config.device,
+                rake_percent=config.rake_percent,
+                rake_cap_bb=config.rake_cap_bb,
+            )
+            run.log(f"  seed {trained['seed']} {name}: probed")
+        seeds.append(probed)
+    return {"seeds": seeds}
 
 
 def report_stage(run: Run) -> dict[str, Any]:
@@ -419,5 +571,6 @@ def default_stages() -> dict[str, Callable[[Run], dict[str, Any]]]:
         "population": population_stage,
         "exploiters": exploiters_stage,
         "evaluate": evaluate_stage,
+        "probe": probe_stage,
         "report": report_stage,
     }

@@ -105,3 +105,83 @@ def edge_curves(
     if title:
         axes.set_title(title, fontsize=11, color=INK)
     return figure
+
+
+@dataclass(frozen=True)
+class RangeBar:
+    """One figure's estimate with an interval that need not be symmetric (None: unbounded)."""
+
+    label: str
+    estimate: float
+    low: float | None
+    high: float | None
+
+
+def interval_chart(
+    bars: Sequence[RangeBar],
+    *,
+    x_label: str,
+    reference: float | None = None,
+    band: tuple[float, float] | None = None,
+    width: float = 7.0,
+) -> Figure:
+    """Points with interval whiskers, a reference line and a shaded acceptance band; an
+    unbounded end is drawn to the axis edge with an arrow."""
+    if not bars:
+        raise ValueError("an interval chart needs at least one bar")
+    figure = Figure(figsize=(width, 0.9 + 0.5 * len(bars)), layout="constrained")
+    axes = figure.add_subplot()
+    ys = list(range(len(bars)))[::-1]
+    finite = [v for bar in bars for v in (bar.estimate, bar.low, bar.high) if v is not None]
+    span = (max(finite) - min(finite)) or 1.0
+    left, right = min(finite) - 0.1 * span, max(finite) + 0.1 * span
+    if band is not None:
+        axes.axvspan(*band, color=PALETTE[0], alpha=0.12)
+        left, right = min(left, band[0]), max(right, band[1])
+    for y, bar, color in zip(ys, bars, PALETTE * len(bars), strict=False):
+        low = left if bar.low is None else bar.low
+        high = right if bar.high is None else bar.high
+        axes.plot([low, high], [y, y], color=color, linewidth=2.0)
+        axes.plot([bar.estimate], [y], marker="o", color=color)
+        for end, unbounded, marker in ((low, bar.low is None, "<"), (high, bar.high is None, ">")):
+            if unbounded:
+                axes.plot([end], [y], marker=marker, color=color)
+    if reference is not None:
+        axes.axvline(reference, color=INK, linewidth=0.8)
+    axes.set_xlim(left, right)
+    axes.set_yticks(ys, [bar.label for bar in bars], fontsize=9)
+    axes.set_xlabel(x_label, fontsize=9)
+    axes.grid(axis="x", alpha=0.3)
+    return figure
+
+
+def learning_curves(
+    curves: Mapping[str, Sequence[float]],
+    *,
+    fit: tuple[int, int, float, float] | None = None,
+    y_label: str = "bb/100 in training",
+    width: float = 8.0,
+) -> Figure:
+    """One line per curve (iterations 1..n); ``fit`` = (first, last iteration, intercept,
+    slope) draws a fitted straight line over that span."""
+    if not curves:
+        raise ValueError("learning curves need at least one curve")
+    figure = Figure(figsize=(width, 3.6), layout="constrained")
+    axes = figure.add_subplot()
+    for color, (name, curve) in zip(PALETTE, curves.items(), strict=False):
+        axes.plot(range(1, len(curve) + 1), curve, color=color, label=name, linewidth=1.4)
+    if fit is not None:
+        first, last, intercept, slope = fit
+        axes.plot(
+            [first, last],
+            [intercept + slope * first, intercept + slope * last],
+            color=INK,
+            linestyle="--",
+            linewidth=1.6,
+            label="last third, fitted line",
+        )
+    axes.set_xlabel("iteration", fontsize=9)
+    axes.set_ylabel(y_label, fontsize=9)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, frameon=False)
+    return figure

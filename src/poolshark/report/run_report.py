@@ -1,6 +1,8 @@
-"""The HTML report of an end-to-end run (:mod:`poolshark.experiments.pipeline`): what was
-simulated and ingested, how well the population models fit, how the exploiters trained, and how they
-score three ways next to the baselines, with the over-exploitation gap and range charts.
+"""The HTML report of an end-to-end run (:mod:`poolshark.experiments.pipeline`): the
+headline figures with 95% intervals across training seeds and deals, the per-seed figures,
+the issue's done-means checks, calibration, the ceiling's learning curve and plateau test;
+then what was simulated and ingested, how well the population models fit, how the
+exploiters trained, how they score three ways next to the baselines, and range charts.
 """
 
 from __future__ import annotations
@@ -10,47 +12,24 @@ from pathlib import Path
 from typing import Any
 
 from poolshark.agents.loading import load_agent
+from poolshark.report.headline import (
+    EXPLOITERS,
+    FIELDS,
+    bb,
+    headline_sections,
+    numeric_leaves,
+    plateau_section,
+    plateau_words,
+    probe_section,
+    ratio,
+    tone,
+)
 from poolshark.report.html import HtmlReport
 from poolshark.report.plots import WinRate, training_curves, win_rates
 from poolshark.report.range_chart import draw_chart
 from poolshark.report.spots import Spot, action_shares, spot_decisions
 
-EXPLOITERS = {
-    "model": "exploiter (trained on the model)",
-    "safe": "safe exploiter (KL to the model)",
-    "ceiling": "ceiling (trained on the true styles)",
-}
-FIELDS = ("model", "true pool", "held-out model")
 CHART_SPOT = Spot("BTN", opener="CO")
-
-
-def _signed(value: float, half: float | None = None) -> str:
-    """``+12.3`` or ``+12.3 ± 4.5``."""
-    text = f"{value:+.1f}"
-    return f"{text} ± {half:.1f}" if half is not None else text
-
-
-def _tone(value: float, half: float) -> str:
-    """Green when the 95% interval is above zero, red when below."""
-    if value - half > 0:
-        return "good"
-    if value + half < 0:
-        return "bad"
-    return ""
-
-
-def _leaves(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, float]]:
-    """Numeric leaves of a nested mapping as ("a / b", value), two levels deep."""
-    out: list[tuple[str, float]] = []
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int | float):
-            out.append((name, float(value)))
-        elif isinstance(value, Mapping) and not prefix:
-            out.extend(_leaves(value, f"{name} / "))
-    return out
 
 
 def _threebet_change(history: list[dict[str, float]]) -> tuple[float, float]:
@@ -65,44 +44,49 @@ def _threebet_change(history: list[dict[str, float]]) -> tuple[float, float]:
 def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any]) -> Path:
     """Write ``out`` (an ``.html`` file) from the figures of every pipeline stage."""
     evaluation = figures["evaluate"]
-    exploiters = evaluation["exploiters"]
-    plain = exploiters["model"]["true pool"]
-    ceiling = exploiters["ceiling"]["true pool"]
-    before, after = _threebet_change(figures["exploiters"]["model"]["history"])
-    share = evaluation.get("share_of_ceiling")
+    summary = evaluation["headline"]
+    first = figures["exploiters"]["seeds"][0]
+    before, after = _threebet_change(first["model"]["history"])
     population = figures["population"]
     decisions = spot_decisions(CHART_SPOT)
     agents = {
         "true pool": f"pool:{config['pool']}",
         "population model": population["main"]["checkpoint"],
-        "exploiter": figures["exploiters"]["model"]["checkpoint"],
+        "exploiter": first["model"]["checkpoint"],
     }
     raised = {
         label: action_shares(load_agent(spec), decisions)[:, 2] for label, spec in agents.items()
     }
+    plain = summary["exploiters"]["model"]
+    ceiling = summary["exploiters"]["ceiling"]
+    plateau = figures["exploiters"]["ceiling_plateau"]
 
     report = HtmlReport(
         "poolshark run report",
-        subtitle=f"pool {config['pool']}, seed {config['seed']}",
+        subtitle=(
+            f"pool {config['pool']}, {summary['seeds']} training seeds from seed {config['seed']}"
+        ),
     )
     report.metrics(
         [
             (
-                "exploiter vs the true pool, bb/100",
-                _signed(plain["bb_per_100"], plain["half_width"]),
-                _tone(plain["bb_per_100"], plain["half_width"]),
+                "exploiter vs the true pool, bb/100 (95% interval)",
+                bb(plain["true pool"]),
+                tone(plain["true pool"]),
             ),
             (
                 "ceiling vs the true pool, bb/100",
-                _signed(ceiling["bb_per_100"], ceiling["half_width"]),
-                _tone(ceiling["bb_per_100"], ceiling["half_width"]),
+                bb(ceiling["true pool"]),
+                tone(ceiling["true pool"]),
             ),
-            ("share of the ceiling", "n/a" if share is None else f"{share:.0%}", ""),
             (
-                "over-exploitation gap, bb/100",
-                _signed(evaluation["over_exploitation_gap"]),
+                "share of the ceiling",
+                ratio(summary["share_of_ceiling"]["model"]),
                 "",
             ),
+            ("over-exploitation gap, bb/100", bb(plain["gap"]), ""),
+            ("promised / paid edge", ratio(plain["calibration"]), ""),
+            ("ceiling plateau", plateau_words(plateau), ""),
             (
                 f"3-bet share of all combos, {CHART_SPOT.title}: pool → exploiter",
                 f"{raised['true pool'].mean():.0%} → {raised['exploiter'].mean():.0%}",
@@ -111,6 +95,9 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
             ("exploiter 3-bet rate in training, first → last", f"{before:.0%} → {after:.0%}", ""),
         ]
     )
+    headline_sections(report, figures, config)
+    plateau_section(report, figures["exploiters"], config)
+    probe_section(report, figures.get("probe") or {})
 
     report.section("Hands in, rows out")
     simulate, ingest = figures["simulate"], figures["ingest"]
@@ -145,7 +132,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
         "held-out model is fitted on different hands."
     )
     names = ["main", "heldout"]
-    leaves = [dict(_leaves(population[n].get("validation") or {})) for n in names]
+    leaves = [dict(numeric_leaves(population[n].get("validation") or {}, depth=2)) for n in names]
     keys = [k for k in leaves[0] if all(k in other for other in leaves)]
     report.table(
         ["validation figure", "model", "held-out model"],
@@ -160,7 +147,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
             [(training_curves(curves, x, [("population model", losses[:4])]), "training loss")]
         )
 
-    report.section("Exploiter training")
+    report.section("Exploiter training (first seed)")
     panels = [
         ("win rate in training, bb/100", ["bb_per_100"]),
         ("3-bet rate facing an open (untrained: 3 raises of 5 actions)", ["threebet_rate"]),
@@ -168,7 +155,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     ]
     report.figures(
         [
-            (training_curves(figures["exploiters"][key]["history"], "iteration", panels), label)
+            (training_curves(first[key]["history"], "iteration", panels), label)
             for key, label in EXPLOITERS.items()
         ]
     )
@@ -177,38 +164,26 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     report.paragraph(
         "Every exploiter plays against the population model it trained on, against the "
         "true pool it was meant to beat, and against a population model fitted on other "
-        "hands; the baselines are named by their field. bb/100 with 95% intervals, all-in EV "
-        "adjusted. The over-exploitation gap is the first figure minus the second. "
-        + _rake_sentence(config)
+        "hands: the mean over training seeds with its 95% interval across seeds and deals. "
+        "The baselines are one match each (the first seed's deals) with the match's 95% "
+        "interval. bb/100, all-in EV adjusted. " + _rake_sentence(config)
     )
     rates = [
-        WinRate(f"{EXPLOITERS[key]} vs {field}", r["bb_per_100"], r["half_width"], field)
+        WinRate(
+            f"{EXPLOITERS[key]} vs {field}",
+            r["estimate"],
+            (r["high"] - r["low"]) / 2,
+            field,
+        )
         for key in EXPLOITERS
         for field in FIELDS
-        for r in [exploiters[key][field]]
+        for r in [summary["exploiters"][key][field]]
     ]
     rates += [
         WinRate(name, r["bb_per_100"], r["half_width"], "baseline")
         for name, r in evaluation["baselines"].items()
     ]
     report.figures([(win_rates(rates), "bb/100 with 95% intervals")])
-    report.table(
-        ["agent", *FIELDS, "gap (model - true)"],
-        [
-            [
-                EXPLOITERS[key],
-                *(
-                    _signed(exploiters[key][f]["bb_per_100"], exploiters[key][f]["half_width"])
-                    for f in FIELDS
-                ),
-                _signed(
-                    exploiters[key]["model"]["bb_per_100"]
-                    - exploiters[key]["true pool"]["bb_per_100"]
-                ),
-            ]
-            for key in EXPLOITERS
-        ],
-    )
 
     report.section(f"Ranges: {CHART_SPOT.title}")
     report.paragraph(
@@ -223,7 +198,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     )
 
     report.section("How to reproduce")
-    report.code("make demo   # or: poolshark demo --out DIR [--config FILE.toml]")
+    report.code("make demo   # or: poolshark demo --out DIR [--config FILE.toml] [--pool NAME]")
     return report.write(out)
 
 
