@@ -23,6 +23,7 @@ from poolshark.pool.pools import PoolError, load_pool, load_pool_spec, pool_toml
 from poolshark.pool.simulate import pokerstars_text, simulate
 
 runner = CliRunner()
+PARAMS = Path(__file__).parents[1] / "src" / "poolshark" / "pool" / "pools" / "handhq-25nl.params"
 POOL = """name = "custom"
 players = 60
 [mix]
@@ -187,3 +188,17 @@ def test_cli_fit_errors(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "no field 'x' in a style" in result.stderr
+
+
+def test_the_shipped_fit_is_reproducible_as_written() -> None:
+    """handhq-25nl loads, its header gives the command that made it, and that command's
+    parameter file names parameters every style of its start pool has."""
+    pool = load_pool("handhq-25nl")
+    assert pool.config.seats == 6
+    assert pool.stack == 200
+    text = (PARAMS.parent / "handhq-25nl.toml").read_text()
+    assert "# Regenerate: poolshark pool fit ../shared/data/handhq-ps25 " in text
+    assert f"--params {PARAMS.relative_to(PARAMS.parents[4])}" in text
+    params = read_parameters(PARAMS.read_text().splitlines())
+    spec, folder = load_pool_spec("micro-zoom")
+    assert len(start_point(spec, folder, params).values) == len(params)

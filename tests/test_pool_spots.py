@@ -3,12 +3,15 @@ button, size buckets to the chip, and the compiled pass against the record refer
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from poolshark.cli import app
 from poolshark.pool.context import position_class
 from poolshark.pool.simulate import pokerstars_text, simulate
 from poolshark.pool.spots import N_SPOTS, SPOT_NAMES, six_max_position, size_bucket
@@ -114,3 +117,18 @@ def test_files_count_the_spots(tmp_path: Path) -> None:
     assert result.spots.hands == result.tally.hands == 300
     assert (result.spots.chances == spot_tally_hands(hands).chances).all()
     assert result.spots.hits.shape == (N_SPOTS,)
+
+
+def test_cli_stats_spots_json(tmp_path: Path) -> None:
+    """``stats --spots --json`` adds every spot statistic, as counted from the records."""
+    hands = simulate(pool_of(6), 400, seed=8)
+    path = tmp_path / "hands.txt"
+    path.write_bytes(pokerstars_text(hands))
+    result = CliRunner().invoke(app, ["stats", str(path), "--spots", "--json"])
+    assert result.exit_code == 0, result.stderr
+    spots = json.loads(result.stdout)["spots"]
+    assert list(spots) == list(SPOT_NAMES)
+    expected = spot_tally_hands(hands)
+    assert [s["count"] for s in spots.values()] == expected.chances.tolist()
+    table = CliRunner().invoke(app, ["stats", str(path), "--spots"])
+    assert "fold_to_cbet.flop.medium" in table.stdout

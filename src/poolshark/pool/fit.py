@@ -11,11 +11,12 @@ W$SD), and minimizes the mean squared z-score
 
 over every statistic with at least ``min_count`` real opportunities, where [low, high] is
 the real statistic's 95% Wilson interval. The search is a seeded coordinate search in
-normalized parameter units (each parameter mapped onto [0, 1] by its bounds): try a step
-up and down along each coordinate in a random order, keep the first improvement, halve the
-step after a sweep without one, and stop at the evaluation budget or when the step is tiny.
-It needs no derivatives and shrugs off invalid candidates (a style that fails validation
-scores infinity).
+normalized parameter units (each parameter mapped onto [0, 1] by its bounds) with a step
+per coordinate: in a random order, try a step up and then down along each coordinate; a
+move that improves is kept and doubles that coordinate's step (up to 1/4), a coordinate
+where neither improves halves it; stop at the evaluation budget or when every step is
+below 1/256 (the first step is 1/16). It needs no derivatives and shrugs off invalid
+candidates (a style that fails validation scores infinity).
 
 A parameter is ``ENTRY:PATH`` (a mix entry and a dotted path into the style schema, e.g.
 ``tag:postflop.fold_to_cbet``), ``*:PATH`` (a shift added to every style's own value, so
@@ -60,6 +61,8 @@ MIX = "mix"
 MIN_WEIGHT = 0.01
 ROUND = 4
 """Decimals of fitted values (the written pool file plays exactly the fitted figures)."""
+FIRST_STEP, MAX_STEP, LAST_STEP = 1 / 16, 1 / 4, 1 / 256
+"""The coordinate search's step, in units of a parameter's span: first, largest, last."""
 
 
 class FitError(ValueError):
@@ -400,26 +403,25 @@ def fit_pool(
     if progress is not None:
         progress(evaluations, best)
     rng = np.random.default_rng(seed)
-    step = 0.125
-    while params and evaluations < budget and step >= 1 / 128:
-        improved = False
+    steps = np.full(len(params), FIRST_STEP)
+    while params and evaluations < budget and steps.max() >= LAST_STEP:
         for i in rng.permutation(len(params)):
+            if steps[i] < LAST_STEP:
+                continue
+            moved = False
             for sign in (1.0, -1.0):
-                if evaluations >= budget:
-                    break
                 trial = point.copy()
-                trial[i] = min(1.0, max(0.0, point[i] + sign * step))
-                if trial[i] == point[i]:
+                trial[i] = min(1.0, max(0.0, point[i] + sign * steps[i]))
+                if trial[i] == point[i] or evaluations >= budget:
                     continue
                 value = loss(trial)
                 evaluations += 1
                 if progress is not None:
                     progress(evaluations, min(best, value))
                 if value < best:
-                    point, best, improved = trial, value, True
+                    point, best, moved = trial, value, True
                     break
-        if not improved:
-            step /= 2
+            steps[i] = min(MAX_STEP, 2 * steps[i]) if moved else steps[i] / 2
     values = [round(float(v), ROUND) for v in low + span * point]
     fitted = candidate(start, params, begin, values)
     check = simulated_statistics(fitted, folder, report_hands or 2 * hands, seed + 1)
