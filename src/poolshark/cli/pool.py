@@ -207,7 +207,8 @@ def fit_command(
             f"Regenerate: {command}\n"
             f"Distance (mean squared z): {result.start_distance:.2f} -> {result.distance:.2f}; "
             f"{len(result.misses)} of {sum(line.fitted for line in result.report)} "
-            "fitted statistics outside the real 95% interval."
+            "fitted statistics outside the real 95% interval.\n"
+            f"{MAPPING}"
         )
         out.write_text(pool_toml(fitted, comment))
     result = replace(result, spec=fitted)
@@ -223,6 +224,15 @@ def fit_command(
         f"{result.evaluations} candidates, {result.seconds:.0f} s; "
         f"{len(result.misses)} misses; wrote {out}"
     )
+
+
+MAPPING = (
+    "Mapping (docs/pool-fit.md): real hands of any blinds and table size are matched on\n"
+    "statistics that mean the same in this pool's game: positions count from the button\n"
+    "(seats with more than five players behind them count in no preflop spot), bet sizes\n"
+    "are fractions of the pot, the game is the pool's own (seats, blinds, stack above)."
+)
+"""The header lines of a fitted pool file that say how real hands map onto its game."""
 
 
 def regenerate_command(rows: list[Path], options: dict[str, object]) -> str:
