@@ -144,6 +144,8 @@ def test_the_fit_moves_a_mis_set_parameter_back() -> None:
     start = start_point(spec, folder, params)
     target = candidate(spec, params, start, [0.25])
     real = simulated_statistics(target, folder, 30_000, seed=7)
+    again = simulated_statistics(target, folder, 30_000, seed=7)
+    assert [s.hits for s in again.values()] == [s.hits for s in real.values()]  # seeded
     result = fit_pool(spec, folder, real, params, hands=4_000, budget=8, seed=1)
     assert result.distance < result.start_distance
     assert abs(result.values[0] - 0.25) < 0.1

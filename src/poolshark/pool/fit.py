@@ -14,8 +14,9 @@ the real statistic's 95% Wilson interval. The search is a seeded coordinate sear
 normalized parameter units (each parameter mapped onto [0, 1] by its bounds) with a step
 per coordinate: in a random order, try a step up and then down along each coordinate; a
 move that improves is kept and doubles that coordinate's step (up to 1/4), a coordinate
-where neither improves halves it; stop at the evaluation budget or when every step is
-below 1/256 (the first step is 1/16). It needs no derivatives and shrugs off invalid
+where neither improves halves it (the first step is 1/16); when every step is below 1/256
+the steps start again, and the search stops at the evaluation budget or when a restart
+finds nothing better. It needs no derivatives and shrugs off invalid
 candidates (a style that fails validation scores infinity).
 
 A parameter is ``ENTRY:PATH`` (a mix entry and a dotted path into the style schema, e.g.
@@ -61,6 +62,11 @@ MIX = "mix"
 MIN_WEIGHT = 0.01
 ROUND = 4
 """Decimals of fitted values (the written pool file plays exactly the fitted figures)."""
+FIT_TABLES = 16
+"""Tables a candidate is simulated on. The simulator hands back hands as they finish, so
+with many tables and few hands each, quick hands (a fold round, a walk) come first and are
+over-represented: at 8,000 hands on 256 tables VPIP came out 0.25 points and WTSD 0.6
+points under a 64,000-hand run; on 16 tables that bias is gone, and the run is faster."""
 FIRST_STEP, MAX_STEP, LAST_STEP = 1 / 16, 1 / 4, 1 / 256
 """The coordinate search's step, in units of a parameter's span: first, largest, last."""
 
@@ -258,10 +264,10 @@ def real_statistics(
 
 
 def simulated_statistics(
-    spec: PoolSpec, folder: Path | None, hands: int, seed: int
+    spec: PoolSpec, folder: Path | None, hands: int, seed: int, tables: int = FIT_TABLES
 ) -> dict[str, HudStat]:
     """The fitted statistics of ``hands`` simulated hands of ``spec`` with ``seed``."""
-    played = simulate(_build(spec, folder), hands, seed=seed)
+    played = simulate(_build(spec, folder), hands, seed=seed, tables=tables)
     return fit_statistics(tally_hands(played), spot_tally_hands(played))
 
 
@@ -404,7 +410,13 @@ def fit_pool(
         progress(evaluations, best)
     rng = np.random.default_rng(seed)
     steps = np.full(len(params), FIRST_STEP)
-    while params and evaluations < budget and steps.max() >= LAST_STEP:
+    settled = math.inf  # the distance where the steps last ran out
+    while params and evaluations < budget:
+        if steps.max() < LAST_STEP:  # converged: restart the steps once it has moved since
+            if best >= settled:
+                break
+            settled = best
+            steps[:] = FIRST_STEP
         for i in rng.permutation(len(params)):
             if steps[i] < LAST_STEP:
                 continue
