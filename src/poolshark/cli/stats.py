@@ -16,6 +16,7 @@ from poolshark.pool.stats import (
     Hud,
     HudStat,
     history_files,
+    spot_statistics,
     statistics,
     tally_files,
 )
@@ -26,11 +27,18 @@ def stats_command(
         list[Path],
         typer.Argument(help="Hand-history files, or folders to search for .txt/.phh/.phhs."),
     ],
+    spots: Annotated[
+        bool,
+        typer.Option(
+            "--spots", help="Also the spot statistics: preflop by position, postflop by size."
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """HUD statistics of every player of every hand: value, count and 95% interval.
 
     PokerStars text and PHH are read; hands that do not parse are counted by reason.
+    With --spots, also the spot statistics ``poolshark pool fit`` matches (docs/pool-fit.md).
     """
     with user_errors():
         files = history_files(paths)
@@ -51,9 +59,15 @@ def stats_command(
     if json_output:
         payload: dict[str, object] = {name: stat.as_dict() for name, stat in figures.items()}
         payload["hands"] = hands_summary(result)
+        if spots:
+            payload["spots"] = {
+                name: stat.as_dict() for name, stat in spot_statistics(result.spots).items()
+            }
         print_json(payload)
         return
     console.print(stats_table(figures, title=_title(result)))
+    if spots:
+        console.print(spot_table(spot_statistics(result.spots), title="Spot statistics"))
     for path, message in result.file_errors.items():
         errors.print(f"[yellow]skipped {path}: {message}[/]")
 
@@ -86,6 +100,18 @@ def stats_table(figures: dict[str, HudStat], *, title: str) -> Table:
     for stat in Hud:
         figure = figures[stat.name.lower()]
         table.add_row(LABELS[stat], *_cells(stat, figure))
+    return table
+
+
+def spot_table(figures: dict[str, HudStat], *, title: str) -> Table:
+    """Spot statistics (proportions): value, 95% interval and opportunities."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("spot")
+    table.add_column("value", justify="right")
+    table.add_column("95% interval", justify="right")
+    table.add_column("opportunities", justify="right")
+    for name, figure in figures.items():
+        table.add_row(name, *_cells(Hud.VPIP, figure))  # any proportion shows as VPIP does
     return table
 
 

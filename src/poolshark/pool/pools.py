@@ -6,17 +6,25 @@ the pool file). Loading deals the styles out to the players exactly in proportio
 remainders), then shuffles players and draws their anonymous names with the pool's seed, so
 a pool is the same set of players every time. Seat-style frequencies (:meth:`Pool.
 style_frequencies`) are what the exact pool-mixture ranges weight the styles by.
+
+A pool file may also override style parameters per mix entry, as dotted paths into the
+style schema (``[styles.tag]`` then ``"postflop.fold_to_cbet" = 0.55`` or
+``"preflop.open.BTN" = 38``); the overridden style is validated as a style file is, and a
+bad path, field or value is an error naming the pool, the entry and the field. Fitted
+pools (``poolshark pool fit``) are written this way.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import string
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +32,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from poolshark.engine.config import GameConfig
 from poolshark.pool.policy import StyleBank
-from poolshark.pool.style import Style, StyleError, bank_of, describe_errors, load_style
+from poolshark.pool.style import (
+    Style,
+    StyleError,
+    StyleSpec,
+    bank_of,
+    describe_errors,
+    load_style,
+)
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -51,9 +66,14 @@ class PoolSpec(BaseModel):
     big_blind: Annotated[int, Field(gt=0)] = 2
     stack_bb: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)] = 100.0
     mix: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(min_length=1)
+    styles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per mix entry: style parameter overrides, dotted path -> value."""
 
     @model_validator(mode="after")
     def _consistent(self) -> PoolSpec:
+        unknown = [entry for entry in self.styles if entry not in self.mix]
+        if unknown:
+            raise ValueError(f"styles.{unknown[0]}: overrides a style that is not in the mix")
         if self.players < self.seats:
             raise ValueError(f"{self.players} players cannot fill {self.seats} seats")
         if self.small_blind > self.big_blind:
@@ -176,18 +196,24 @@ def list_pools() -> list[PoolSpec]:
 
 def load_pool(name_or_path: str | Path) -> Pool:
     """A shipped pool by name (``"micro-zoom"``) or a pool file by path."""
+    return build_pool(*load_pool_spec(name_or_path))
+
+
+def load_pool_spec(name_or_path: str | Path) -> tuple[PoolSpec, Path | None]:
+    """The validated spec of a shipped pool or pool file, and the folder its style paths are
+    relative to (None for a shipped pool)."""
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists():
         try:
             text = path.read_text()
         except OSError as error:
             raise PoolError(f"cannot read pool file {path}: {error.strerror}") from None
-        return build_pool(_parse(text, str(path)), path.parent)
+        return _parse(text, str(path)), path.parent
     shipped = _shipped()
     name = str(name_or_path)
     if name not in shipped:
         raise PoolError(f"no shipped pool {name!r}; choose one of {', '.join(sorted(shipped))}")
-    return build_pool(_parse(shipped[name], f"{name}.toml"), None)
+    return _parse(shipped[name], f"{name}.toml"), None
 
 
 def build_pool(spec: PoolSpec, folder: Path | None) -> Pool:
@@ -198,10 +224,94 @@ def build_pool(spec: PoolSpec, folder: Path | None) -> Pool:
         if folder is not None and entry.endswith(".toml"):
             source = folder / entry
         try:
-            styles.append(load_style(source))
+            style = load_style(source)
         except StyleError as error:
             raise PoolError(f"pool {spec.name}: mix.{entry}: {error}") from None
+        overrides = spec.styles.get(entry, {})
+        if overrides:
+            try:
+                style = override_style(style, overrides)
+            except StyleError as error:
+                raise PoolError(f"pool {spec.name}: styles.{entry}: {error}") from None
+        styles.append(style)
     rng = np.random.default_rng(spec.seed)
     player_styles = deal_styles(list(spec.mix.values()), spec.players, rng)
     names = anonymous_names(spec.players, rng)
     return Pool(spec, tuple(styles), names, player_styles)
+
+
+def override_style(style: Style, overrides: dict[str, Any]) -> Style:
+    """``style`` with parameters replaced: ``{"postflop.fold_to_cbet": 0.55, ...}`` (dotted
+    paths into the style schema, aliases as in a style file); the result is validated as a
+    style file is. A path through a missing field or a bad value raises ``StyleError``."""
+    data = _file_form(style.spec.model_dump(by_alias=True))
+    for path, value in overrides.items():
+        parts = path.split(".")
+        node = data
+        for depth, part in enumerate(parts[:-1]):
+            child = node.get(part) if isinstance(node, dict) else None
+            if not isinstance(child, dict):
+                where = ".".join(parts[: depth + 1])
+                raise StyleError(f"{path}: {where} is not a group of style parameters")
+            node = child
+        if parts[-1] not in node and not _open_keys(parts[:-1]):
+            group = ".".join(parts[:-1]) or "a style"
+            known = ", ".join(sorted(node))
+            raise StyleError(f"{path}: no parameter {parts[-1]!r} in {group} (has {known})")
+        node[parts[-1]] = value
+    try:
+        return Style.from_spec(StyleSpec.model_validate(data))
+    except ValidationError as error:
+        raise StyleError(describe_errors(error)) from None
+
+
+def _open_keys(group: list[str]) -> bool:
+    """Groups keyed by position, where a missing position may be added (``preflop.limp``)."""
+    return group in (["preflop", "open"], ["preflop", "limp"])
+
+
+def _file_form(value: Any) -> Any:
+    """A dumped spec as a style file writes it: an all-in size (infinity) as ``"allin"``."""
+    if isinstance(value, dict):
+        return {key: _file_form(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_file_form(item) for item in value]
+    if isinstance(value, float) and math.isinf(value):
+        return "allin"
+    return value
+
+
+def pool_toml(spec: PoolSpec, comment: str = "") -> str:
+    """A pool file for ``spec`` (``comment`` lines first, as ``#`` comments); loading it
+    gives the same spec."""
+    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+    for key in ("name", "description", "players", "seed", "seats"):
+        lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
+    for key in ("small_blind", "big_blind", "stack_bb"):
+        lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
+    lines += ["", "[mix]"]
+    lines += [f"{_toml_key(entry)} = {_toml_value(w)}" for entry, w in spec.mix.items()]
+    for entry, overrides in spec.styles.items():
+        lines += ["", f"[styles.{_toml_key(entry)}]"]
+        lines += [f"{_toml_key(path)} = {_toml_value(v)}" for path, v in overrides.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_key(key: str) -> str:
+    bare = key and all(c.isalnum() or c in "-_" for c in key)
+    return key if bare else json.dumps(key)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + items + " }"
+    raise PoolError(f"cannot write {value!r} to a pool file")

@@ -28,6 +28,10 @@ Observations are treated as independent (several players of one hand are not qui
 or simulated); :func:`tally_hands` computes the same counts from a simulation's ground
 truth arrays in one compiled pass, and the tests check the two agree exactly on the text a
 simulation writes.
+
+Spot statistics (preflop by position, postflop by street and facing size; defined in
+:mod:`poolshark.pool.spots`) come as a second :class:`Tally` of ``N_SPOTS`` counts:
+:func:`spot_tally_records`, :func:`spot_tally_hands` and :func:`spot_statistics`.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from poolshark.histories.record import HandRecord, HistoryError
 from poolshark.histories.replay import replay
 from poolshark.histories.split import parse_hand, read_hands
 from poolshark.pool.simulate import FORCED, SimulatedHands
+from poolshark.pool.spots import N_SPOTS, SPOT_NAMES, count_hands, count_record
 
 Int64s = npt.NDArray[np.int64]
 
@@ -388,6 +393,43 @@ def _tally_kernel(
                     hits[7] += collected[h, p] > 0
 
 
+# -- spot statistics ------------------------------------------------------------------------
+
+
+def spot_tally_records(records: Iterable[HandRecord]) -> Tally:
+    """Spot counts over hand records (the readable reference, :func:`spots.count_record`)."""
+    tally = _spot_tally()
+    for record in records:
+        count_record(record, tally.hits, tally.chances)
+        tally.hands += 1
+    return tally
+
+
+def spot_tally_hands(hands: SimulatedHands) -> Tally:
+    """The same counts as :func:`spot_tally_records` of ``hands.records()``, compiled."""
+    tally = _spot_tally()
+    count_hands(hands, tally.hits, tally.chances)
+    tally.hands = len(hands)
+    return tally
+
+
+def _spot_tally() -> Tally:
+    return Tally(np.zeros(N_SPOTS, dtype=np.int64), np.zeros(N_SPOTS, dtype=np.int64))
+
+
+def spot_statistics(tally: Tally) -> dict[str, HudStat]:
+    """Every spot statistic of a spot tally (a proportion with its Wilson interval), keyed
+    by its name (``open.BTN``, ..., ``fold_to_cbet.river.large``)."""
+    out = {}
+    for name, hits, count in zip(SPOT_NAMES, tally.hits, tally.chances, strict=True):
+        if count == 0:
+            out[name] = HudStat(name, None, 0, 0, None, None)
+            continue
+        low, high = wilson_interval(int(hits), int(count))
+        out[name] = HudStat(name, int(hits) / int(count), int(count), int(hits), low, high)
+    return out
+
+
 # -- files ------------------------------------------------------------------------------------
 
 
@@ -404,6 +446,7 @@ class FileTally:
     """Statistics over hand-history files, and what happened to every hand read."""
 
     tally: Tally = field(default_factory=Tally)
+    spots: Tally = field(default_factory=_spot_tally)
     files: int = 0
     read: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
@@ -439,7 +482,10 @@ def tally_files(
             for raw in read_hands(path):
                 out.read += 1
                 try:
-                    tally_record(out.tally, parse_hand(raw))
+                    record = parse_hand(raw)
+                    tally_record(out.tally, record)
+                    count_record(record, out.spots.hits, out.spots.chances)
+                    out.spots.hands += 1
                 except HistoryError as error:
                     out.rejected[error.reason] = out.rejected.get(error.reason, 0) + 1
         except HistoryError as error:
