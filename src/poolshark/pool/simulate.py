@@ -83,9 +83,10 @@ from poolshark.pool.pools import Pool
 from poolshark.pool.simulate_kernel import play_kernel, show_cards
 from poolshark.pool.stars_text import (
     RANK_SUIT,
+    hand_descriptions,
     packed,
     showdown_values,
-    shown_hands,
+    shown_values,
     site_pieces,
     write_kernel,
 )
@@ -559,9 +560,9 @@ def pokerstars_text(hands: SimulatedHands) -> bytes:
         return b""
     n = hands.seats
     ev = Evaluator(*evaluator_tables())
-    values, descriptions, description_starts = shown_hands(
-        hands.cards, n, hands.showdown, hands.showed, hands.shown, ev
-    )
+    values = shown_values(n, hands.cards, hands.showdown, hands.showed, hands.shown, ev)
+    board_used = np.where(hands.showdown, 5, hands.shown)
+    descriptions, description_starts = hand_descriptions(hands.cards, n, values, board_used)
     names, name_starts = packed(hands.pool.player_names)
     table_names, table_starts = packed(hands.table_names)
     pieces, starts = packed(site_pieces(hands.config, n, CURRENCY, TIME_ZONE))

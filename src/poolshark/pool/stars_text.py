@@ -3,7 +3,7 @@
 :func:`write_kernel` builds the bytes of every hand from plain arrays and precomputed
 string pieces (:func:`site_pieces`, packed by :func:`packed`); the site's words for each
 hand shown come from ``histories.pokerstars.describe_hand``, once per hand value
-(:func:`hand_descriptions`, :func:`shown_hands`). Which hands are shown is the
+(:func:`shown_values`, :func:`hand_descriptions`). Which hands are shown is the
 simulation's ``showed`` mask: a mucked hand prints ``mucks hand`` and ``mucked``. It
 prints exactly what ``write_pokerstars`` prints for the record of the same hand
 (``pool.simulate.pokerstars_text`` drives it; the tests compare byte for byte); it exists
@@ -43,7 +43,7 @@ Bools = npt.NDArray[np.bool_]
 ) = range(63)  # fmt: skip
 N_VALUES = 7463
 """Hand values run 1..7462 (0: none); description indices from here on are the words of
-a hand shown without a showdown (its cards with the board dealt so far)."""
+two hole cards shown alone (an uncontested pot won before the flop)."""
 
 
 def site_pieces(config: GameConfig, max_seats: int, currency: str, time_zone: str) -> list[str]:
@@ -630,43 +630,65 @@ def write_kernel(
 
 
 def hand_descriptions(
-    cards: UInt8s, seats: int, values: Int64s, extra: Sequence[str] = ()
+    cards: UInt8s, seats: int, values: Int64s, board_used: Int64s
 ) -> tuple[UInt8s, Int64s]:
     """The site's words for every hand value (``describe_hand``, computed once per value
-    seen), then ``extra`` (indices :data:`N_VALUES` on), packed; ``values`` are (N, seats)
-    showdown values of the hands' ``cards`` (indices of ``extra`` are skipped)."""
+    seen, from the first seat whose hole cards and first ``board_used[h]`` board cards
+    make it), then those of two cards alone (:data:`N_VALUES` on: the pairs, then high
+    cards, by rank), packed; ``values`` are (N, seats) as :func:`shown_values` gives."""
     seen, first = np.unique(values.ravel(), return_index=True)
     n = seats
     for value, flat in zip(seen.tolist(), first.tolist(), strict=True):
         if 0 < value < N_VALUES and value not in _DESCRIPTIONS:
             h, s = divmod(flat, n)
             row = cards[h]
-            hand = [int(row[2 * s]), int(row[2 * s + 1]), *(int(c) for c in row[2 * n :])]
+            hand = [int(row[2 * s]), int(row[2 * s + 1])]
+            hand += [int(c) for c in row[2 * n : 2 * n + int(board_used[h])]]
             _DESCRIPTIONS[value] = describe_hand(hand)
     texts = [_DESCRIPTIONS.get(v, "") for v in range(N_VALUES)]
-    return packed([*texts, *extra])
+    return packed([*texts, *_TWO_CARD_WORDS])
 
 
-def shown_hands(
-    cards: UInt8s,
+_TWO_CARD_WORDS = (
+    [describe_hand([4 * r, 4 * r + 1]) for r in range(13)]
+    + [""]
+    + [describe_hand([4 * r, 4 * (r - 1)]) for r in range(1, 13)]
+)
+"""Words for two hole cards alone (a pot won before the flop, shown): pairs by rank, then
+high cards by the top rank (none for a deuce)."""
+
+
+@nb.njit(cache=True, nogil=True)
+def shown_values(
     seats: int,
+    cards: UInt8s,
     showdown: Bools,
     showed: Bools,
     board_shown: Int64s,
     ev: Evaluator,
-) -> tuple[Int64s, UInt8s, Int64s]:
-    """What ``write_kernel`` prints of the hands shown: (values, packed descriptions,
-    their offsets). ``values`` (N, seats) are showdown values of the hands shown at a
-    showdown, 0 for hands not shown, and for a winner who shows an uncontested pot an
-    index from :data:`N_VALUES` on, into the words for his cards with the board dealt so
-    far (``board_shown`` cards; often fewer than five, so not a hand value)."""
-    values = showdown_values(seats, cards, showdown, ev)
-    values[~showed] = 0
-    extra: dict[str, int] = {}
-    for h, s in np.argwhere(showed & ~showdown[:, None]).tolist():
-        row = cards[h]
-        hand = [int(row[2 * s]), int(row[2 * s + 1])]
-        hand += [int(c) for c in row[2 * seats : 2 * seats + int(board_shown[h])]]
-        values[h, s] = N_VALUES + extra.setdefault(describe_hand(hand), len(extra))
-    descriptions, starts = hand_descriptions(cards, seats, values, list(extra))
-    return values, descriptions, starts
+) -> Int64s:
+    """(N, seats) description indices of the hands shown: at a showdown the hand value with
+    the whole board; a winner showing an uncontested pot, the value with the board dealt
+    so far (``board_shown[h]`` cards), or before the flop :data:`N_VALUES` plus the pair's
+    rank, or plus 13 and the top rank; 0 for a hand not shown (it loses every comparison)."""
+    values = np.zeros((cards.shape[0], seats), dtype=np.int64)
+    for h in range(cards.shape[0]):
+        used = 5 if showdown[h] else board_shown[h]
+        base_key = np.int64(KEY_INIT)
+        base_mask = np.int64(0)
+        for b in range(used):
+            c = cards[h, 2 * seats + b]
+            base_key += ev.card_key[c]
+            base_mask |= ev.card_mask[c]
+        for s in range(seats):
+            if not showed[h, s]:
+                continue
+            a, b = cards[h, 2 * s], cards[h, 2 * s + 1]
+            if used == 0:
+                high, low = max(a >> 2, b >> 2), min(a >> 2, b >> 2)
+                values[h, s] = N_VALUES + high + (13 if high != low else 0)
+                continue
+            key = base_key + ev.card_key[a] + ev.card_key[b]
+            mask = base_mask | ev.card_mask[a] | ev.card_mask[b]
+            values[h, s] = value_of(key, mask, ev.row_base, ev.rank_table, ev.flush_table)
+    return values
