@@ -11,7 +11,31 @@ these hands follow exactly the policy the exact ranges assume. Each hand seats `
 distinct players drawn at random from the whole pool (so seat-style frequencies are the
 pool's, as the mixture posterior assumes), on a random button, every stack reset to the
 pool's depth. Finished hands come out as arrays (:class:`SimulatedHands`): cards, stacks,
-button, players, the action log, results: the ground truth.
+button, players, the action log, results: the ground truth, and whose cards were shown.
+
+Showdown, as PokerStars runs it (:func:`~poolshark.pool.simulate_kernel.show_cards`; each
+style's ``showdown`` table sets the two choices, ``muck_losing`` and ``show_uncontested``):
+
+* All-in before the river with no betting left (the last action, the engine's forced
+  checks aside, came before the river): every live hand is turned face up.
+* Otherwise the first to show is the last player to bet or raise on the last betting
+  street if still in the hand (a river bet that was called), else the first live player
+  left of the button; then clockwise. Each player must show a hand that could win a pot
+  he contests against the hands shown so far: a pot counts when two or more live players
+  are in it, so the level checked is ``min(own chips in, second largest live player's
+  chips in)`` and the hand must show unless a shown hand in that pot beats it outright
+  (a tie shows, to take its share). A beaten hand mucks with the style's ``muck_losing``
+  probability and shows otherwise. A mucked hand can win only a pot nobody else is in.
+  Winners of a contested pot therefore always show.
+* A pot nobody contested: the winner shows with the style's ``show_uncontested``
+  probability (``Player: shows [..]`` after the collected line), else ``doesn't show
+  hand``.
+
+The choices are drawn from a stream of their own (one uniform per hand and seat), so the
+play is the same whatever the showdown settings, and the same seed gives the same hands
+however they are split into calls. ``SimulatedHands.showed`` records the outcome; the
+text, the records and so the ingested rows carry hole cards only where shown (missing
+not at random: losers muck), while :meth:`SimulatedHands.truth_frame` keeps every card.
 
 The hands are then written as PokerStars text by a compiled formatter
 (:func:`pokerstars_text`, over :mod:`~poolshark.pool.stars_text`) that builds the bytes
@@ -27,7 +51,7 @@ read by learners).
 Site details: Zoom hand ids are unique and increasing (with gaps, as other games share the
 counter), timestamps advance as a pool of this size would deal hands, table names come
 from a list of Zoom-style names, chips are cents (the pool's blinds 1/2 are $0.01/$0.02).
-No hero: like mined histories, only showdown hands are shown.
+No hero: like mined histories, only the hands shown at the end are known.
 """
 
 from __future__ import annotations
@@ -56,12 +80,13 @@ from poolshark.histories.phh import write_phh
 from poolshark.histories.record import HandRecord, RecordedAction, Seat
 from poolshark.pool.context import ActionLogs
 from poolshark.pool.pools import Pool
-from poolshark.pool.simulate_kernel import play_kernel
+from poolshark.pool.simulate_kernel import play_kernel, show_cards
 from poolshark.pool.stars_text import (
     RANK_SUIT,
     hand_descriptions,
     packed,
     showdown_values,
+    shown_values,
     site_pieces,
     write_kernel,
 )
@@ -111,7 +136,8 @@ class SimulatedHands:
     ``styles`` (pool style index), ``stacks`` (starting chips), ``total`` (chips put in,
     uncalled bets returned) and ``net`` (chips won); ``cards`` (N, 2 * seats + 5) holds the
     hole cards of seat s at 2s, 2s + 1, then the five board cards, of which ``shown`` were
-    dealt face up; ``showdown`` whether two or more players reached the end. The action log
+    dealt face up; ``showdown`` whether two or more players reached the end; ``showed``
+    (N, seats) whose hole cards the site showed (module docstring). The action log
     is flat: hand h's actions are ``action_start[h]:action_start[h + 1]`` of
     ``action_seat``, ``action_move`` (0 fold, 1 check/call, 2 bet/raise), ``action_amount``
     (a call: chips put in; a raise: the total bet to) and ``action_street`` (0..3), with
@@ -131,6 +157,7 @@ class SimulatedHands:
     cards: UInt8s
     shown: Int64s
     showdown: Bools
+    showed: Bools
     total: Int64s
     net: Int64s
     action_start: Int64s
@@ -202,7 +229,8 @@ class SimulatedHands:
 
     def record(self, hand: int) -> HandRecord:
         """The record a site would keep of hand ``hand``: players by name, seats 1..n,
-        showdown hands shown, no hero, the engine's forced checks left out."""
+        hole cards of the hands shown (:attr:`showed`), no hero, the engine's forced
+        checks left out."""
         n = self.seats
         button = int(self.button[hand])
         small = button if n == 2 else (button + 1) % n
@@ -216,18 +244,15 @@ class SimulatedHands:
             for s in range(n)
         )
         actions = []
-        folded = [False] * n
         moves = (Move.FOLD, Move.CHECK_CALL, Move.RAISE)
         for seat, move, amount, street, flags in self.actions(hand):
-            folded[seat] |= move == 0
             if not flags & FORCED:
                 actions.append(
                     RecordedAction(Street(street), seat, moves[move], amount, bool(flags & ALL_IN))
                 )
-        showdown = bool(self.showdown[hand])
         cards = self.cards[hand]
         holes = tuple(
-            (int(cards[2 * s]), int(cards[2 * s + 1])) if showdown and not folded[s] else ()
+            (int(cards[2 * s]), int(cards[2 * s + 1])) if self.showed[hand, s] else ()
             for s in range(n)
         )
         return HandRecord(
@@ -259,7 +284,8 @@ class SimulatedHands:
 
     def truth_frame(self) -> pl.DataFrame:
         """The ground-truth sidecar: one row per hand and seat (hand id, seat number,
-        player name, style, hole cards, starting stack, chips won)."""
+        player name, style, hole cards, whether the site showed them, starting stack,
+        chips won)."""
         n, seats = len(self), self.seats
         names = np.array(self.pool.player_names, dtype=object)
         styles = np.array([s.name for s in self.pool.styles], dtype=object)
@@ -272,6 +298,7 @@ class SimulatedHands:
                 "player": names[self.players.ravel()].tolist(),
                 "style": pl.Series(styles[self.styles.ravel()].tolist(), dtype=pl.Categorical),
                 "hole_cards": (card_names[holes[:, 0]] + card_names[holes[:, 1]]).tolist(),
+                "showed": self.showed.ravel(),
                 "stack": self.stacks.ravel(),
                 "net": self.net.ravel(),
             }
@@ -305,6 +332,7 @@ def concatenate(parts: Sequence[SimulatedHands]) -> SimulatedHands:
         cards=joined("cards"),
         shown=joined("shown"),
         showdown=joined("showdown"),
+        showed=joined("showed"),
         total=joined("total"),
         net=joined("net"),
         action_start=np.concatenate(starts),
@@ -374,6 +402,10 @@ class Simulator:
         )
         self.evaluator = Evaluator(*evaluator_tables())
         self.player_styles = np.ascontiguousarray(pool.player_styles, dtype=np.int64)
+        self.show_rng = np.random.default_rng([seed, 6])
+        showdowns = [style.spec.showdown for style in pool.styles]
+        self.muck_losing = np.array([s.muck_losing for s in showdowns], dtype=np.float64)
+        self.show_uncontested = np.array([s.show_uncontested for s in showdowns])
 
     def play(self, hands: int) -> SimulatedHands:
         """The next ``hands`` finished hands."""
@@ -445,6 +477,29 @@ class Simulator:
             done = played
         hand_id, clock, table = self._site_numbers(hands)
         styles = self.player_styles[out_players]
+        action_seat = np.concatenate([p[0] for p in logs]) if logs else np.zeros(0, np.int64)
+        action_move = np.concatenate([p[1] for p in logs]) if logs else np.zeros(0, np.int64)
+        action_street = np.concatenate([p[3] for p in logs]) if logs else np.zeros(0, np.int64)
+        action_flags = np.concatenate([p[4] for p in logs]) if logs else np.zeros(0, np.uint8)
+        showed = np.zeros((hands, seats), dtype=np.bool_)
+        show_cards(
+            seats,
+            out_showdown,
+            out_total,
+            out_button,
+            showdown_values(seats, out_cards, out_showdown, self.evaluator),
+            out_start,
+            action_seat,
+            action_move,
+            action_street,
+            action_flags,
+            FORCED,
+            styles,
+            self.muck_losing,
+            self.show_uncontested,
+            self.show_rng.random((hands, seats)),
+            showed,
+        )
         return SimulatedHands(
             pool=self.pool,
             hand_id=hand_id,
@@ -458,14 +513,15 @@ class Simulator:
             cards=out_cards,
             shown=out_shown,
             showdown=out_showdown,
+            showed=showed,
             total=out_total,
             net=out_net,
             action_start=out_start,
-            action_seat=np.concatenate([p[0] for p in logs]) if logs else np.zeros(0, np.int64),
-            action_move=np.concatenate([p[1] for p in logs]) if logs else np.zeros(0, np.int64),
+            action_seat=action_seat,
+            action_move=action_move,
             action_amount=np.concatenate([p[2] for p in logs]) if logs else np.zeros(0, np.int64),
-            action_street=np.concatenate([p[3] for p in logs]) if logs else np.zeros(0, np.int64),
-            action_flags=np.concatenate([p[4] for p in logs]) if logs else np.zeros(0, np.uint8),
+            action_street=action_street,
+            action_flags=action_flags,
             coerced=int(self.cursor[1]) - coerced_before,
         )
 
@@ -504,8 +560,9 @@ def pokerstars_text(hands: SimulatedHands) -> bytes:
         return b""
     n = hands.seats
     ev = Evaluator(*evaluator_tables())
-    values = showdown_values(n, hands.cards, hands.showdown, ev)
-    descriptions, description_starts = hand_descriptions(hands.cards, n, values)
+    values = shown_values(n, hands.cards, hands.showdown, hands.showed, hands.shown, ev)
+    board_used = np.where(hands.showdown, 5, hands.shown)
+    descriptions, description_starts = hand_descriptions(hands.cards, n, values, board_used)
     names, name_starts = packed(hands.pool.player_names)
     table_names, table_starts = packed(hands.table_names)
     pieces, starts = packed(site_pieces(hands.config, n, CURRENCY, TIME_ZONE))
@@ -543,6 +600,7 @@ def pokerstars_text(hands: SimulatedHands) -> bytes:
         hands.total,
         hands.collected,
         values,
+        hands.showed,
         hands.action_start,
         hands.action_seat,
         hands.action_move,

@@ -240,3 +240,76 @@ def play_kernel(
             done += 1
             out_start[done] = written
     return done, written, 0
+
+
+@nb.njit(cache=True, nogil=True)
+def show_cards(
+    seats: int,
+    showdown: Bools,
+    total: Int64s,
+    button: Int64s,
+    values: Int64s,
+    action_start: Int64s,
+    a_seat: Int64s,
+    a_move: Int64s,
+    a_street: Int64s,
+    a_flags: UInt8s,
+    forced_flag: int,
+    styles: Int64s,
+    muck_losing: npt.NDArray[np.float64],
+    show_uncontested: npt.NDArray[np.float64],
+    uniforms: npt.NDArray[np.float64],
+    showed: Bools,
+) -> None:
+    """Fill ``showed`` (N, seats): whose hole cards each finished hand shows, by the site's
+    showdown rules (``pool.simulate``'s docstring states them) and each seat's style
+    (``muck_losing``, ``show_uncontested`` per style index). ``values`` are the seats'
+    showdown values (``stars_text.showdown_values``); ``uniforms`` (N, seats) the draws in
+    [0, 1), one per hand and seat whether used or not, so the draws never shift."""
+    folded = np.zeros(seats, dtype=np.bool_)
+    for h in range(showdown.size):
+        for s in range(seats):
+            folded[s] = False
+            showed[h, s] = False
+        last_street = 0
+        raiser = -1
+        for a in range(action_start[h], action_start[h + 1]):
+            if a_move[a] == 0:
+                folded[a_seat[a]] = True
+            if a_flags[a] & forced_flag:
+                continue
+            if a_street[a] != last_street:
+                raiser = -1
+            last_street = a_street[a]
+            if a_move[a] == 2:
+                raiser = a_seat[a]
+        if not showdown[h]:
+            for s in range(seats):
+                if not folded[s]:
+                    showed[h, s] = uniforms[h, s] < show_uncontested[styles[h, s]]
+            continue
+        if last_street < 3:  # all-in before the river: every live hand is turned up
+            for s in range(seats):
+                showed[h, s] = not folded[s]
+            continue
+        top = 0
+        second = 0  # the two largest contributions of live players: the top contested level
+        for s in range(seats):
+            if folded[s]:
+                continue
+            if total[h, s] > top:
+                second = top
+                top = total[h, s]
+            elif total[h, s] > second:
+                second = total[h, s]
+        first = raiser if raiser >= 0 and not folded[raiser] else (button[h] + 1) % seats
+        for j in range(seats):
+            s = (first + j) % seats
+            if folded[s]:
+                continue
+            level = min(total[h, s], second)
+            beaten = False
+            for q in range(seats):
+                if showed[h, q] and total[h, q] >= level and values[h, q] > values[h, s]:
+                    beaten = True
+            showed[h, s] = not beaten or uniforms[h, s] >= muck_losing[styles[h, s]]

@@ -2,11 +2,13 @@
 
 :func:`write_kernel` builds the bytes of every hand from plain arrays and precomputed
 string pieces (:func:`site_pieces`, packed by :func:`packed`); the site's words for each
-showdown hand come from ``histories.pokerstars.describe_hand``, once per hand value
-(:func:`hand_descriptions`). It prints exactly what ``write_pokerstars`` prints for the
-record of the same hand (``pool.simulate.pokerstars_text`` drives it; the tests compare
-byte for byte); it exists because building records and writing them one by one in Python
-is some 15 to 50 times slower (``benchmarks/pool.py``).
+hand shown come from ``histories.pokerstars.describe_hand``, once per hand value
+(:func:`shown_values`, :func:`hand_descriptions`). Which hands are shown is the
+simulation's ``showed`` mask: a mucked hand prints ``mucks hand`` and ``mucked``. It
+prints exactly what ``write_pokerstars`` prints for the record of the same hand
+(``pool.simulate.pokerstars_text`` drives it; the tests compare byte for byte); it exists
+because building records and writing them one by one in Python is some 15 to 50 times
+slower (``benchmarks/pool.py``).
 """
 
 from __future__ import annotations
@@ -37,8 +39,11 @@ Bools = npt.NDArray[np.bool_]
     P_RAKE, P_MAIN_POT, P_SIDE_POT, P_SIDE_POT_N, P_DOT, P_BOARD, P_TAG_BUTTON, P_TAG_SMALL,
     P_TAG_BIG, P_FOLDED_PRE, P_DIDNT_BET, P_FOLDED_FLOP, P_FOLDED_TURN, P_FOLDED_RIVER,
     P_COLLECTED_SUMMARY, P_CLOSE_PAREN, P_SHOWED, P_AND_WON, P_WITH, P_AND_LOST, P_NEWLINE,
-    P_SYMBOL, P_SPACE,
-) = range(61)  # fmt: skip
+    P_SYMBOL, P_SPACE, P_MUCKS, P_MUCKED,
+) = range(63)  # fmt: skip
+N_VALUES = 7463
+"""Hand values run 1..7462 (0: none); description indices from here on are the words of
+two hole cards shown alone (an uncontested pot won before the flop)."""
 
 
 def site_pieces(config: GameConfig, max_seats: int, currency: str, time_zone: str) -> list[str]:
@@ -107,6 +112,8 @@ def site_pieces(config: GameConfig, max_seats: int, currency: str, time_zone: st
         "\n",
         symbol,
         " ",
+        ": mucks hand\n",
+        " mucked",
     ]
 
 
@@ -279,6 +286,7 @@ def write_kernel(
     engine_total: Int64s,
     collected: Int64s,
     values: Int64s,
+    showed: Bools,
     action_start: Int64s,
     a_seat: Int64s,
     a_move: Int64s,
@@ -300,7 +308,9 @@ def write_kernel(
 ) -> int:
     """Every hand's PokerStars text into ``buf``, hands separated by a blank line; returns
     the bytes written. ``clock`` is (N, 6): year, month, day, hour, minute, second;
-    ``a_flags`` holds the bits ``all_in_flag`` and ``forced_flag`` (a check never written)."""
+    ``a_flags`` holds the bits ``all_in_flag`` and ``forced_flag`` (a check never written);
+    ``showed`` (N, n) whose cards are shown, ``values`` their description indices (hand
+    values at a showdown, 0 for a hand not shown: it loses every comparison)."""
     n = stacks.shape[1]
     stack = np.zeros(n, dtype=np.int64)
     bet = np.zeros(n, dtype=np.int64)
@@ -512,6 +522,9 @@ def write_kernel(
                 if folded[s]:
                     continue
                 p = _put(buf, p, names, name_starts, who[s])
+                if not showed[h, s]:
+                    p = _put(buf, p, pieces, starts, P_MUCKS)
+                    continue
                 p = _put(buf, p, pieces, starts, P_SHOWS)
                 p = _put_cards(buf, p, cards[h], 2 * s, 2 * s + 2, rank_suit)
                 p = _put(buf, p, pieces, starts, P_CARDS_DESC)
@@ -547,7 +560,14 @@ def write_kernel(
             for s in range(n):
                 if not folded[s]:
                     p = _put(buf, p, names, name_starts, who[s])
-                    p = _put(buf, p, pieces, starts, P_NO_SHOW)
+                    if showed[h, s]:
+                        p = _put(buf, p, pieces, starts, P_SHOWS)
+                        p = _put_cards(buf, p, cards[h], 2 * s, 2 * s + 2, rank_suit)
+                        p = _put(buf, p, pieces, starts, P_CARDS_DESC)
+                        p = _put(buf, p, descriptions, description_starts, values[h, s])
+                        p = _put(buf, p, pieces, starts, P_CLOSE_PAREN_LINE)
+                    else:
+                        p = _put(buf, p, pieces, starts, P_NO_SHOW)
         # summary
         p = _put(buf, p, pieces, starts, P_SUMMARY)
         p = _put(buf, p, pieces, starts, P_TOTAL_POT)
@@ -589,10 +609,12 @@ def write_kernel(
                     p = _put(buf, p, pieces, starts, P_DIDNT_BET)
             elif fold_street[s] > 0:
                 p = _put(buf, p, pieces, starts, P_FOLDED_FLOP + fold_street[s] - 1)
-            elif not showdown:
+            elif not showdown or (not showed[h, s] and paid[s]):
                 p = _put(buf, p, pieces, starts, P_COLLECTED_SUMMARY)
-                p = _put_money(buf, p, collected[h, s], pieces, starts)
+                p = _put_money(buf, p, paid[s] if showdown else collected[h, s], pieces, starts)
                 p = _put(buf, p, pieces, starts, P_CLOSE_PAREN)
+            elif not showed[h, s]:
+                p = _put(buf, p, pieces, starts, P_MUCKED)
             else:
                 p = _put(buf, p, pieces, starts, P_SHOWED)
                 p = _put_cards(buf, p, cards[h], 2 * s, 2 * s + 2, rank_suit)
@@ -607,16 +629,66 @@ def write_kernel(
     return p
 
 
-def hand_descriptions(cards: UInt8s, seats: int, values: Int64s) -> tuple[UInt8s, Int64s]:
+def hand_descriptions(
+    cards: UInt8s, seats: int, values: Int64s, board_used: Int64s
+) -> tuple[UInt8s, Int64s]:
     """The site's words for every hand value (``describe_hand``, computed once per value
-    seen), packed; ``values`` are (N, seats) showdown values of the hands' ``cards``."""
+    seen, from the first seat whose hole cards and first ``board_used[h]`` board cards
+    make it), then those of two cards alone (:data:`N_VALUES` on: the pairs, then high
+    cards, by rank), packed; ``values`` are (N, seats) as :func:`shown_values` gives."""
     seen, first = np.unique(values.ravel(), return_index=True)
     n = seats
     for value, flat in zip(seen.tolist(), first.tolist(), strict=True):
-        if value and value not in _DESCRIPTIONS:
+        if 0 < value < N_VALUES and value not in _DESCRIPTIONS:
             h, s = divmod(flat, n)
             row = cards[h]
-            hand = [int(row[2 * s]), int(row[2 * s + 1]), *(int(c) for c in row[2 * n :])]
+            hand = [int(row[2 * s]), int(row[2 * s + 1])]
+            hand += [int(c) for c in row[2 * n : 2 * n + int(board_used[h])]]
             _DESCRIPTIONS[value] = describe_hand(hand)
-    texts = [_DESCRIPTIONS.get(v, "") for v in range(7463)]
-    return packed(texts)
+    texts = [_DESCRIPTIONS.get(v, "") for v in range(N_VALUES)]
+    return packed([*texts, *_TWO_CARD_WORDS])
+
+
+_TWO_CARD_WORDS = (
+    [describe_hand([4 * r, 4 * r + 1]) for r in range(13)]
+    + [""]
+    + [describe_hand([4 * r, 4 * (r - 1)]) for r in range(1, 13)]
+)
+"""Words for two hole cards alone (a pot won before the flop, shown): pairs by rank, then
+high cards by the top rank (none for a deuce)."""
+
+
+@nb.njit(cache=True, nogil=True)
+def shown_values(
+    seats: int,
+    cards: UInt8s,
+    showdown: Bools,
+    showed: Bools,
+    board_shown: Int64s,
+    ev: Evaluator,
+) -> Int64s:
+    """(N, seats) description indices of the hands shown: at a showdown the hand value with
+    the whole board; a winner showing an uncontested pot, the value with the board dealt
+    so far (``board_shown[h]`` cards), or before the flop :data:`N_VALUES` plus the pair's
+    rank, or plus 13 and the top rank; 0 for a hand not shown (it loses every comparison)."""
+    values = np.zeros((cards.shape[0], seats), dtype=np.int64)
+    for h in range(cards.shape[0]):
+        used = 5 if showdown[h] else board_shown[h]
+        base_key = np.int64(KEY_INIT)
+        base_mask = np.int64(0)
+        for b in range(used):
+            c = cards[h, 2 * seats + b]
+            base_key += ev.card_key[c]
+            base_mask |= ev.card_mask[c]
+        for s in range(seats):
+            if not showed[h, s]:
+                continue
+            a, b = cards[h, 2 * s], cards[h, 2 * s + 1]
+            if used == 0:
+                high, low = max(a >> 2, b >> 2), min(a >> 2, b >> 2)
+                values[h, s] = N_VALUES + high + (13 if high != low else 0)
+                continue
+            key = base_key + ev.card_key[a] + ev.card_key[b]
+            mask = base_mask | ev.card_mask[a] | ev.card_mask[b]
+            values[h, s] = value_of(key, mask, ev.row_base, ev.rank_table, ev.flush_table)
+    return values

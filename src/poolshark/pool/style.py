@@ -266,6 +266,15 @@ class Targets(_Strict):
     fold_to_3bet: Annotated[float, Field(ge=0, le=100)] | None = None
 
 
+class Showdown(_Strict):
+    """What a style shows at the end of a hand when the rules let it choose (the site's
+    showdown rules are in ``pool.simulate``): how often it mucks a hand already beaten,
+    and how often it shows the cards of a pot nobody contested."""
+
+    muck_losing: Probability = 0.9
+    show_uncontested: Probability = 0.02
+
+
 class StyleSpec(_Strict):
     """One style file."""
 
@@ -276,6 +285,7 @@ class StyleSpec(_Strict):
     preflop: Preflop
     postflop: Postflop
     sizes: Sizes
+    showdown: Showdown = Showdown()
 
 
 # -- compiled styles ----------------------------------------------------------------------
