@@ -129,8 +129,8 @@ def test_examples_cover_every_decision_and_every_seat_at_the_end(
     dead = data.example_dead.astype(np.int64)
     assert (dead >= 0).all()
     assert not (dead[:, :, None] == truth[:, None, :]).any()
-    shown_hands = hands.showdown[data.example_hand[data.example_shown]]
-    assert shown_hands.all()
+    shown = data.example_shown
+    assert hands.showed[data.example_hand[shown], data.example_seat[shown]].all()
     assert data.example_shown.any()
 
 

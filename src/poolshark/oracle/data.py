@@ -423,12 +423,9 @@ def _simulated_chunk(hands: SimulatedHands, lo: int, hi: int) -> dict[str, npt.N
     kept_count = np.bincount(action_hand[decision], minlength=n)
     kept_before: Int64s = np.cumsum(decision) - decision
     kept_before -= np.repeat(np.cumsum(kept_count) - kept_count, length)
-    folded = np.zeros((n, seats), dtype=np.bool_)
-    folds = values["move"] == 0
-    folded[action_hand[folds], values["actor"][folds]] = True
     holes = hands.hole_cards[lo:hi].astype(np.int64)
     combos = _combo_of(holes[:, :, 0], holes[:, :, 1])
-    shown_seat = hands.showdown[lo:hi, None] & ~folded
+    shown_seat = hands.showed[lo:hi]
     # decision questions: before each kept action, about its actor
     d_hand = action_hand[decision]
     d_seat = values["actor"][decision].astype(np.int64)

@@ -21,7 +21,6 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from poolshark.pool.context import MOVE_FOLD
 from poolshark.pool.ranges import RangeSource, UniformRanges
 from poolshark.pool.simulate import SimulatedHands
 from poolshark.population.actions import (
@@ -237,9 +236,7 @@ def simulated_dataset(
         if hidden == "showdown":
             table = seen_boards(hand_slice(hands, logs, start, stop), hands.shown[start:stop])
             known = np.full_like(holes, -1)
-            folded = np.zeros(holes.shape[:2], dtype=np.bool_)
-            folded[states.hand[moves == MOVE_FOLD], states.seat[moves == MOVE_FOLD]] = True
-            shown = hands.showdown[start:stop, None] & ~folded
+            shown = hands.showed[start:stop]
             known[shown] = holes[shown]
             needed = np.zeros(holes.shape[:2], dtype=np.bool_)
             needed[states.hand, states.seat] = True

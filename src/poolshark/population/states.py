@@ -151,7 +151,7 @@ def select_hands(hands: SimulatedHands, rows: Int64s) -> SimulatedHands:
     per_hand = {
         name: getattr(hands, name)[rows]
         for name in ("hand_id", "time", "table", "button", "players", "styles", "stacks",
-                     "cards", "shown", "showdown", "total", "net")
+                     "cards", "shown", "showdown", "showed", "total", "net")
     }  # fmt: skip
     per_action = {
         name: getattr(hands, name)[actions]
