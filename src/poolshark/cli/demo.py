@@ -44,7 +44,6 @@ def demo(
         run_pipeline,
         start_run,
     )
-    from poolshark.experiments.probe import probe_exploiter  # lazy: trains torch models
     from poolshark.report.headline import FIELDS, bb, ratio  # lazy: loads matplotlib
 
     with user_errors():
@@ -53,7 +52,7 @@ def demo(
         if pool is not None:
             updates["pool"] = pool
         config = PipelineConfig.model_validate({**config.model_dump(), **updates})
-        run = start_run(out, config, probe=probe_exploiter)
+        run = start_run(out, config)
     run.log = (lambda line: errors.print(line)) if json_output else console.print
     figures = run_pipeline(run, default_stages())
     summary = _summary(figures)

@@ -25,10 +25,10 @@ import os
 import time
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
-from typing import Any, Protocol
+from typing import Any
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -37,7 +37,8 @@ from poolshark.agents.loading import load_agent
 from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
 from poolshark.experiments.headline import headline
 from poolshark.experiments.intervals import MIN_PLATEAU_POINTS, plateau
-from poolshark.exploit.ppo import ExploitConfig, ExploitResult, train_exploiter
+from poolshark.experiments.probe import probe_exploiter
+from poolshark.experiments.variants import train_variant
 from poolshark.histories.ingest import ingest
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import write_simulation
@@ -86,9 +87,9 @@ class PipelineConfig(BaseModel):
     The ceiling exploiter trains ``ceiling_iterations`` (longer than the others, to
     converge; the report tests its learning curve for a plateau). ``variance_reduction``
     asks the matches for AIVAT estimates beside the actual ones (``MatchConfig``'s
-    option; refused where this build's matches lack it). ``probe_iterations`` > 0 trains a
-    fresh best response against the plain and the safe exploiter of every seed (the
-    ``probe`` stage; the run must be started with a probe function, see :func:`start_run`).
+    option). ``probe_iterations`` > 0 trains a fresh best response against the plain and
+    the safe exploiter of each of the first ``probe_seeds`` seeds (the
+    ``probe`` stage).
     ``workers`` ingest in parallel; ``threads`` is torch's thread count: keep 1 on a shared
     or small CPU, where a second torch thread contending for a busy core made a training
     step 45x slower (354 vs 7.6 ms here). ``keep_caches`` keeps the population models'
@@ -106,11 +107,12 @@ class PipelineConfig(BaseModel):
     imputer: str = "em"
     exploiter_iterations: int = Field(30, ge=1)
     exploiter_tables: int = Field(1024, ge=8)
-    ceiling_iterations: int = Field(150, ge=1)
+    ceiling_iterations: int = Field(90, ge=1)
     safe_kl_coef: float = Field(0.05, ge=0.0)
     eval_hands: int = Field(30_000, ge=600)
-    variance_reduction: bool = False
-    probe_iterations: int = Field(0, ge=0)
+    variance_reduction: bool = True
+    probe_iterations: int = Field(20, ge=0)
+    probe_seeds: int = Field(1, ge=1)
     probe_tables: int = Field(512, ge=8)
     probe_eval_hands: int = Field(12_000, ge=600)
     rake_percent: float = Field(0.0, ge=0.0, le=100.0)
@@ -132,13 +134,6 @@ class PipelineConfig(BaseModel):
         imputer_settings(value, "")
         return value
 
-    @field_validator("variance_reduction")
-    @classmethod
-    def _matches_reduce_variance(cls, value: bool) -> bool:
-        if value and "variance_reduction" not in {f.name for f in fields(MatchConfig)}:
-            raise ValueError("this build's matches have no variance reduction (AIVAT)")
-        return value
-
     @classmethod
     def load(cls, path: str | Path) -> PipelineConfig:
         """Read a TOML config file (unknown keys are an error)."""
@@ -149,37 +144,14 @@ class PipelineConfig(BaseModel):
         return cls.model_validate(data)
 
 
-class ProbeFunction(Protocol):
-    """The exploitability probe's signature (``experiments.probe.probe_exploiter``): a fresh
-    best response trained against ``exploiter`` seated in ``pool``; JSON-able figures."""
-
-    def __call__(
-        self,
-        exploiter: str,
-        pool: str,
-        out: Path,
-        *,
-        iterations: int,
-        tables: int,
-        seed: int,
-        eval_hands: int,
-        threads: int = 1,
-        device: str = "cpu",
-        rake_percent: float = 0.0,
-        rake_cap_bb: float | None = None,
-    ) -> dict[str, Any]: ...
-
-
 @dataclass
 class Run:
-    """One run folder: the config, where each stage writes, the figures so far, and the
-    probe function the ``probe`` stage calls (None: the stage can only be skipped)."""
+    """One run folder: the config, where each stage writes, and the figures so far."""
 
     out: Path
     config: PipelineConfig
     log: Callable[[str], None] = print
     figures: dict[str, dict[str, Any]] = field(default_factory=dict)
-    probe: ProbeFunction | None = None
 
     def path(self, *parts: str) -> Path:
         """A path inside the run folder."""
@@ -229,20 +201,13 @@ def reopen_config(
     return before
 
 
-def start_run(out: str | Path, config: PipelineConfig, probe: ProbeFunction | None = None) -> Run:
+def start_run(out: str | Path, config: PipelineConfig) -> Run:
     """Open (or reopen) a run folder; a folder holding another config is refused, naming
-    the keys that differ (:data:`RESUMABLE_CHANGES` may differ). ``probe`` is the
-    exploitability probe the ``probe`` stage calls; a config asking for probes
-    (``probe_iterations`` > 0) without one is refused before anything runs."""
-    if config.probe_iterations > 0 and probe is None:
-        raise PipelineError(
-            "probe_iterations > 0 needs the exploitability probe (experiments.probe), which"
-            " this run was not given: set probe_iterations = 0"
-        )
+    the keys that differ (:data:`RESUMABLE_CHANGES` may differ)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     reopen_config(folder, config.model_dump(mode="json"), RESUMABLE_CHANGES, PipelineError)
-    return Run(folder, config, probe=probe)
+    return Run(folder, config)
 
 
 def run_pipeline(run: Run, stages: dict[str, Callable[[Run], dict[str, Any]]]) -> dict[str, Any]:
@@ -430,16 +395,6 @@ def ceiling_plateau(seeds: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def train_variant(keys: dict[str, Any], out: Path, **settings: Any) -> ExploitResult:
-    """A PPO exploiter with the demo's preset (``small-cpu``), the run's ``settings``
-    (iterations, tables, seed, threads, device, rake) and the variant's ``keys`` (its
-    opponents; the safe variant's KL term); resumed from ``last.pt`` when a run was cut
-    short."""
-
-    exploit = ExploitConfig.model_validate({**keys, "preset": "small-cpu", **settings})
-    return train_exploiter(exploit, out, resume=(out / "last.pt").exists())
-
-
 def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
     """``agent`` in one seat against ``field`` in the others: bb/100 (all-in EV adjusted
     when the match measures it) with its standard error and the half width of its 95%
@@ -454,7 +409,7 @@ def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
         "stderr": estimate.stderr,
         "half_width": estimate.half_width,
         "actual": player.actual.as_dict(),
-        "aivat": player.as_dict().get("aivat"),
+        "aivat": None if player.aivat is None else player.aivat.as_dict(),
         "vpip": player.vpip,
         "pfr": player.pfr,
         "hands": player.hands,
@@ -463,13 +418,12 @@ def edge(agent: str, field: str, match: MatchConfig) -> dict[str, Any]:
 
 def match_config(config: PipelineConfig, index: int) -> MatchConfig:
     """The evaluation match of training seed number ``index`` (its own deals)."""
-    options: dict[str, Any] = {"variance_reduction": True} if config.variance_reduction else {}
     return MatchConfig(
         hands=config.eval_hands,
         seed=match_seed(config, index),
         rake_percent=config.rake_percent,
         rake_cap_bb=config.rake_cap_bb,
-        **options,
+        variance_reduction=config.variance_reduction,
     )
 
 
@@ -526,18 +480,17 @@ the rake; the others show what the true pool gives away without any training."""
 
 
 def probe_stage(run: Run) -> dict[str, Any]:
-    """A fresh best response against the plain and the safe exploiter of every seed
-    (:class:`ProbeFunction`); skipped when ``probe_iterations`` is 0."""
+    """A fresh best response (:func:`~poolshark.experiments.probe.probe_exploiter`) against
+    the plain and the safe exploiter of the first ``probe_seeds`` seeds; skipped when
+    ``probe_iterations`` is 0."""
     config = run.config
     if config.probe_iterations == 0:
         return {"skipped": "probe_iterations = 0"}
-    if run.probe is None:
-        raise PipelineError("the probe stage needs a probe function (see start_run)")
     seeds: list[dict[str, Any]] = []
-    for index, trained in enumerate(run.figures["exploiters"]["seeds"]):
+    for index, trained in enumerate(run.figures["exploiters"]["seeds"][: config.probe_seeds]):
         probed: dict[str, Any] = {"seed": trained["seed"]}
         for name in PROBED:
-            probed[name] = run.probe(
+            probed[name] = probe_exploiter(
                 trained[name]["checkpoint"],
                 config.pool,
                 run.path(f"seed-{index}", f"probe-{name}"),

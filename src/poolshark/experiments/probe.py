@@ -3,7 +3,7 @@
 The exploiter is a fixed policy, so it can be beaten. The literature reports how much a
 best response takes from an agent (local best response, LBR) beside the agent's win rate;
 here the best response is a **probe**: a new PPO agent (the pipeline's preset,
-:func:`~poolshark.experiments.pipeline.train_variant`) trained at tables where the frozen
+:func:`~poolshark.experiments.variants.train_variant`) trained at tables where the frozen
 exploiter holds exactly one seat (a random one each hand) and the pool's players the rest.
 
 Three matches then play the same deals (bb/100, all-in EV adjusted, 95% intervals):
@@ -44,7 +44,7 @@ import torch
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent
 from poolshark.evaluate.match import AgentResult, Estimate, MatchConfig, play_match
-from poolshark.experiments.pipeline import train_variant
+from poolshark.experiments.variants import train_variant
 from poolshark.training.common import write_text_atomic
 
 PROBE_FOLDER = "probe"

@@ -39,7 +39,8 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from poolshark.evaluate.match import MatchConfig
-from poolshark.experiments.pipeline import POPULATION_RANGES, edge, reopen_config, train_variant
+from poolshark.experiments.pipeline import POPULATION_RANGES, edge, reopen_config
+from poolshark.experiments.variants import train_variant
 from poolshark.histories.ingest import ingest
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import write_simulation
@@ -388,7 +389,7 @@ def model_error(run: RobustnessRun, checkpoint: Path) -> dict[str, Any]:
 
 def _train(run: RobustnessRun, keys: dict[str, Any], out: Path) -> str:
     """A PPO exploiter with the demo's settings plus ``keys`` (its opponents, the safe
-    variant's KL term): :func:`poolshark.experiments.pipeline.train_variant`. Its checkpoint."""
+    variant's KL term): :func:`poolshark.experiments.variants.train_variant`. Its checkpoint."""
     config = run.config
     result = train_variant(
         keys,
