@@ -144,7 +144,17 @@ def test_report_sections_show_the_headline(tmp_path: Path) -> None:
     report = HtmlReport("test")
     headline_sections(report, figures, config)
     plateau_section(report, exploiters, config)
-    probe_section(report, {"seeds": [{"seed": 0, "model": {"probe": {"bb_per_100": 12.5}}}]})
+
+    def figure(value: float) -> dict[str, float]:
+        return {"bb_per_100": value, "half_width": 2.5, "stderr": 1.28}
+
+    probed = {
+        "control": {"exploiter": figure(168.2)},
+        "with_probe": {"exploiter": figure(77.8), "probe": figure(148.6)},
+        "taken_from_exploiter": figure(90.4),
+        "probe_gain_from_exploiter": figure(40.1),
+    }
+    probe_section(report, {"seeds": [{"seed": 0, "model": probed}]})
     probe_section(report, {"skipped": "probe_iterations = 0"})
     text = report.write(tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Done means" in text
@@ -156,7 +166,8 @@ def test_report_sections_show_the_headline(tmp_path: Path) -> None:
     assert "reached" in text or "still rising" in text
     assert "% of the last third" in text
     assert text.count("How exploitable") == 1
-    assert "probe / bb_per_100" in text
+    assert "+168.2 ± 2.5" in text
+    assert "+40.1 ± 2.5" in text
     assert text.count("<svg") == 3  # calibration, share of the ceiling, learning curve
 
 

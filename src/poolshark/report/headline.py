@@ -279,14 +279,46 @@ def probe_section(report: HtmlReport, probe: Mapping[str, Any]) -> None:
     report.paragraph(
         "A fresh best response (PPO) trained against each frozen exploiter seated in the "
         "pool, as local best response is reported beside win rates in the literature. "
-        "Figures as the probe reports them (bb/100)."
+        "'Taken from the exploiter' is the exploiter's edge with a pool player in the "
+        "probe's seat minus its edge beside the probe; 'probe's gain from the exploiter' is "
+        "the probe's edge beside the exploiter minus its edge with a pool player in the "
+        "exploiter's seat (the cleaner figure: it leaves out what the probe wins from the "
+        "pool). bb/100 with 95% half widths."
     )
     rows: list[list[Cell]] = []
     for seed in probe["seeds"]:
         for name in ("model", "safe"):
-            for key, value in numeric_leaves(seed.get(name) or {}, depth=4):
-                rows.append([seed["seed"], EXPLOITERS[name], key, value])
-    report.table(["seed", "exploiter", "figure", "value"], rows)
+            figures = seed.get(name)
+            if not figures:
+                continue
+            rows.append(
+                [
+                    seed["seed"],
+                    EXPLOITERS[name],
+                    _plus_minus(figures["control"]["exploiter"]),
+                    _plus_minus(figures["with_probe"]["exploiter"]),
+                    _plus_minus(figures["with_probe"]["probe"]),
+                    _plus_minus(figures["taken_from_exploiter"]),
+                    _plus_minus(figures["probe_gain_from_exploiter"]),
+                ]
+            )
+    report.table(
+        [
+            "seed",
+            "exploiter",
+            "exploiter's edge, no probe",
+            "exploiter beside the probe",
+            "probe's edge",
+            "taken from the exploiter",
+            "probe's gain from the exploiter",
+        ],
+        rows,
+    )
+
+
+def _plus_minus(figure: Mapping[str, Any]) -> str:
+    """``+78.1 ± 20.2``: bb/100 with its 95% half width."""
+    return f"{figure['bb_per_100']:+.1f} ± {figure['half_width']:.1f}"
 
 
 def numeric_leaves(
