@@ -1,6 +1,10 @@
-"""Shared fixtures: the exact preflop matrices, loaded (or built once) per test session."""
+"""Shared fixtures: the exact preflop matrices, loaded (or built once) per test session, and
+the per-seed evaluation records the headline and pipeline tests share."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -11,3 +15,54 @@ from poolshark.equity.matrix import PreflopMatrices, preflop_matrices
 def preflop() -> PreflopMatrices:
     """The exact 1326x1326 win/tie matrices from the user cache (built there if missing)."""
     return preflop_matrices()
+
+
+SeedRecords = Callable[..., list[dict[str, Any]]]
+"""Builds a multi-seed run's per-seed evaluation records (``seed_records(aivat=False)``)."""
+
+
+def _edge(bb: float, se: float = 10.0, aivat: float | None = None) -> dict[str, Any]:
+    return {
+        "bb_per_100": bb,
+        "stderr": se,
+        "half_width": 1.96 * se,
+        "aivat": None if aivat is None else {"bb_per_100": aivat, "stderr": se / 2},
+    }
+
+
+def _seed_records(aivat: bool = False) -> list[dict[str, Any]]:
+    """Three seeds: the plain exploiter promises 200 and pays 100 (+-10 over seeds), the
+    safe one promises 120 and pays 100, the ceiling pays 160."""
+    records = []
+    for index, wiggle in enumerate((-10.0, 0.0, 10.0)):
+        paid = 100.0 + wiggle
+        records.append(
+            {
+                "seed": index,
+                "match_seed": 7 + 1_000 * index,
+                "exploiters": {
+                    "model": {
+                        "model": _edge(200.0 + wiggle),
+                        "true pool": _edge(paid, aivat=paid + 1 if aivat else None),
+                        "held-out model": _edge(50.0),
+                    },
+                    "safe": {
+                        "model": _edge(120.0 + wiggle / 2),
+                        "true pool": _edge(paid),
+                        "held-out model": _edge(40.0),
+                    },
+                    "ceiling": {
+                        "model": _edge(150.0),
+                        "true pool": _edge(160.0 + wiggle),
+                        "held-out model": _edge(60.0),
+                    },
+                },
+            }
+        )
+    return records
+
+
+@pytest.fixture
+def seed_records() -> SeedRecords:
+    """Three seeds' evaluation records with known figures, for the headline's tests."""
+    return _seed_records

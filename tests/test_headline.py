@@ -4,6 +4,7 @@ sections that show them (on made-up evaluation records, no training)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,51 +20,13 @@ from poolshark.report.headline import (
 )
 from poolshark.report.html import HtmlReport
 
+SeedRecords = Callable[..., list[dict[str, Any]]]
+"""The ``seed_records`` fixture (``conftest.py``): per-seed evaluation records."""
+
 T2 = 4.302652729911275  # Student's t, 2 degrees of freedom, 97.5%
 
 
-def _edge(bb: float, se: float = 10.0, aivat: float | None = None) -> dict[str, Any]:
-    return {
-        "bb_per_100": bb,
-        "stderr": se,
-        "half_width": 1.96 * se,
-        "aivat": None if aivat is None else {"bb_per_100": aivat, "stderr": se / 2},
-    }
-
-
-def seed_records(aivat: bool = False) -> list[dict[str, Any]]:
-    """Three seeds: the plain exploiter promises 200 and pays 100 (+-10 over seeds), the
-    safe one promises 120 and pays 100, the ceiling pays 160."""
-    records = []
-    for index, wiggle in enumerate((-10.0, 0.0, 10.0)):
-        paid = 100.0 + wiggle
-        records.append(
-            {
-                "seed": index,
-                "match_seed": 7 + 1_000 * index,
-                "exploiters": {
-                    "model": {
-                        "model": _edge(200.0 + wiggle),
-                        "true pool": _edge(paid, aivat=paid + 1 if aivat else None),
-                        "held-out model": _edge(50.0),
-                    },
-                    "safe": {
-                        "model": _edge(120.0 + wiggle / 2),
-                        "true pool": _edge(paid),
-                        "held-out model": _edge(40.0),
-                    },
-                    "ceiling": {
-                        "model": _edge(150.0),
-                        "true pool": _edge(160.0 + wiggle),
-                        "held-out model": _edge(60.0),
-                    },
-                },
-            }
-        )
-    return records
-
-
-def test_headline_figures_and_intervals() -> None:
+def test_headline_figures_and_intervals(seed_records: SeedRecords) -> None:
     summary = headline(seed_records(), tuned_on="micro-zoom", pool="tough-regs")
     plain = summary["exploiters"]["model"]
     assert summary["seeds"] == 3
@@ -84,21 +47,23 @@ def test_headline_figures_and_intervals() -> None:
     assert checks["reported pool differs from the tuning pool (micro-zoom)"]
 
 
-def test_the_tuning_pool_is_flagged() -> None:
+def test_the_tuning_pool_is_flagged(seed_records: SeedRecords) -> None:
     summary = headline(seed_records(), tuned_on="micro-zoom", pool="micro-zoom")
     assert not summary["done"][-1]["met"]
     assert "in sample" in tuning_paragraph({"pool": "micro-zoom", "em_power": 4.0}, "micro-zoom")
     assert "never touched" in tuning_paragraph({"pool": "micro-zoom", "em_power": 4.0}, "soft")
 
 
-def test_aivat_intervals_appear_when_every_seed_has_them() -> None:
+def test_aivat_intervals_appear_when_every_seed_has_them(
+    seed_records: SeedRecords,
+) -> None:
     summary = headline(seed_records(aivat=True), tuned_on="micro-zoom", pool="soft")
     aivat = summary["exploiters"]["model"]["aivat"]
     assert list(aivat) == ["true pool"]
     assert aivat["true pool"]["estimate"] == pytest.approx(101.0)
 
 
-def test_one_seed_has_the_match_interval() -> None:
+def test_one_seed_has_the_match_interval(seed_records: SeedRecords) -> None:
     summary = headline(seed_records()[:1], tuned_on="micro-zoom", pool="soft")
     edge = summary["exploiters"]["model"]["true pool"]
     assert edge["high"] - edge["estimate"] == pytest.approx(1.959964 * 10.0, rel=1e-5)
@@ -122,7 +87,7 @@ def test_ceiling_plateau_of_the_mean_curve() -> None:
     assert "needs 9" in short["reason"]
 
 
-def test_report_sections_show_the_headline(tmp_path: Path) -> None:
+def test_report_sections_show_the_headline(tmp_path: Path, seed_records: SeedRecords) -> None:
     records = seed_records(aivat=True)
     curve = [100 * (1 - math.exp(-i / 10)) for i in range(30)]
     exploiters = {
@@ -171,7 +136,7 @@ def test_report_sections_show_the_headline(tmp_path: Path) -> None:
     assert text.count("<svg") == 3  # calibration, share of the ceiling, learning curve
 
 
-def test_unbounded_ratios_are_written_as_such(tmp_path: Path) -> None:
+def test_unbounded_ratios_are_written_as_such(tmp_path: Path, seed_records: SeedRecords) -> None:
     records = seed_records()
     for index, record in enumerate(records):
         record["exploiters"]["model"]["true pool"]["bb_per_100"] = (-1.0) ** index * 5.0

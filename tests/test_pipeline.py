@@ -8,11 +8,11 @@ recorders, and one real run at toy sizes is marked slow.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_headline import seed_records
 from typer.testing import CliRunner
 
 from poolshark.cli import app
@@ -30,6 +30,9 @@ from poolshark.experiments.pipeline import (
     start_run,
     training_seeds,
 )
+
+SeedRecords = Callable[..., list[dict[str, Any]]]
+"""The ``seed_records`` fixture (``conftest.py``): per-seed evaluation records."""
 
 
 class KilledError(Exception):
@@ -135,7 +138,9 @@ def test_keep_caches_keeps_them(tmp_path: Path) -> None:
 
 
 def test_the_command_keeps_caches_when_asked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    seed_records: SeedRecords,
 ) -> None:
     stages = _caching([])
 
