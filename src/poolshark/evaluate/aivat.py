@@ -42,10 +42,9 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.bots import StyleAgent
+from poolshark.agents.bots import StyleAgent, hand_strengths
 from poolshark.agents.protocol import Decisions, Moves, Probabilities
-from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
-from poolshark.cards.evaluator import tables as evaluator_tables
+from poolshark.cards.combos import COMBO_INDEX
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.kernel import (
     BET,
@@ -61,12 +60,6 @@ from poolshark.engine.kernel import (
 from poolshark.evaluate.checkdown import BoardRanks, even_split_values
 from poolshark.pool.context import Feature
 from poolshark.pool.policy import MAX_SIZES, N_COLUMNS, style_distribution
-from poolshark.pool.strength import (
-    HAS_STRAIGHT,
-    draw_strength_one,
-    made_strength_one,
-    reference_ranges,
-)
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -144,17 +137,20 @@ def style_policy(decisions: Decisions, agent: StyleAgent) -> Policy:
     amounts = np.zeros((count, MAX_SIZES), dtype=np.int64)
     contexts = np.ascontiguousarray(decisions.contexts)
     if count:
+        hole = np.asarray(decisions.hole_cards, dtype=np.int64)
+        street = contexts[:, Feature.STREET]
+        made, draw = np.zeros(count), np.zeros(count)
+        postflop = street > 0  # preflop rows read no strength
+        made[postflop], draw[postflop] = hand_strengths(
+            hole[postflop], np.asarray(decisions.board)[postflop], street[postflop]
+        )
         _style_rows_kernel(
             *agent.bank,
             agent.draws.draw(decisions),  # the styles drawn at the seats' first decision
             contexts,
-            np.ascontiguousarray(decisions.hole_cards),
-            np.ascontiguousarray(np.maximum(decisions.board, 0)),
-            reference_ranges(),
-            COMBO_INDEX,
-            COMBO_CARDS,
-            *evaluator_tables(),
-            HAS_STRAIGHT,
+            COMBO_INDEX[hole[:, 0], hole[:, 1]].astype(np.int64),
+            made,
+            draw,
             rows,
             amounts,
         )
@@ -186,42 +182,15 @@ def _style_rows_kernel(
     size_weights: Floats,
     style: Int64s,
     features: Floats,
-    hole: Int64s,
-    board: Int64s,
-    references: npt.NDArray[np.bool_],
-    combo_index: npt.NDArray[np.int16],
-    combo_cards: npt.NDArray[np.uint8],
-    card_key: Int64s,
-    card_mask: Int64s,
-    row_base: npt.NDArray[np.int32],
-    rank_table: npt.NDArray[np.uint16],
-    flush_table: npt.NDArray[np.uint16],
-    has_straight: Bools,
+    combos: Int64s,
+    made: Floats,
+    draw: Floats,
     out: Floats,
     out_amounts: Int64s,
 ) -> None:
     """``out[i]`` the row of style ``style[i]`` at decision ``i`` (as ``pool.policy``'s
     sampler computes it), ``out_amounts[i]`` its raise sizes' totals."""
     for i in range(style.size):
-        f = features[i]
-        first, second = hole[i, 0], hole[i, 1]
-        combo = combo_index[first, second]
-        street = int(f[Feature.STREET])
-        made, draw = 0.0, 0.0
-        if street > 0:
-            made = made_strength_one(
-                combo,
-                board[i],
-                street + 2,
-                references,
-                combo_cards,
-                card_key,
-                card_mask,
-                row_base,
-                rank_table,
-                flush_table,
-            )
-            draw = draw_strength_one(first, second, board[i], street + 2, has_straight)
         style_distribution(
             raise_weight,
             continue_weight,
@@ -229,10 +198,10 @@ def _style_rows_kernel(
             sizes,
             size_weights,
             style[i],
-            f,
-            combo,
-            made,
-            draw,
+            features[i],
+            combos[i],
+            made[i],
+            draw[i],
             out[i],
             out_amounts[i],
         )
