@@ -34,7 +34,30 @@ def test_action_set_maps_pot_fractions_to_exact_raises() -> None:
     assert moves.tolist() == [FOLD]
     moves, _ = actions.to_moves(batch, legal, np.array([1]))
     assert moves.tolist() == [CHECK_CALL]
-    assert actions.mask(legal).tolist() == [[True, True, True, True, True]]
+    assert actions.mask(batch, legal).tolist() == [[True, True, True, True, True]]
+
+
+def test_raise_caps_mask_raises_bigger_than_the_street_allows() -> None:
+    """UTG preflop: a pot raise is 5 chips beyond the call over a pot of 5 (size 1.0), the
+    shove 198 over 5 (39.6); a preflop cap of 2 keeps the pot raise and drops the shove,
+    and a flop cap does nothing preflop."""
+    batch = BatchedTables(SIX, 1)
+    batch.reset(stacks=200, buttons=0)
+    legal = batch.legal()
+    plain = ActionSet.of([0.5, 1.0])
+    assert plain.raise_sizes(batch, legal).tolist() == [[0.4, 1.0, 39.6]]  # 0.5 pot: min-raise
+    capped = ActionSet.of([0.5, 1.0], raise_caps=[2.0, 0.1, 0.1, 0.1])
+    assert capped.mask(batch, legal).tolist() == [[True, True, True, True, False]]
+    assert capped.to_moves(batch, legal, np.array([3]))[1].tolist() == [7]
+    tight = ActionSet.of([0.5, 1.0], raise_caps=[0.5, 9.0, 9.0, 9.0])
+    assert tight.mask(batch, legal).tolist() == [[True, True, True, False, False]]
+    short = BatchedTables(SIX, 1)
+    short.reset(stacks=8, buttons=0)  # the shove is 6 beyond the call over 5: size 1.2
+    assert capped.mask(short, short.legal()).tolist() == [[True, True, True, True, True]]
+    with pytest.raises(ValueError, match="raise caps"):
+        ActionSet.of([1.0], raise_caps=[1.0, 1.0])
+    with pytest.raises(ValueError, match="raise caps"):
+        ActionSet.of([1.0], raise_caps=[1.0, 0.0, 1.0, 1.0])
 
 
 def test_action_set_rejects_bad_choices() -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolshark.agents.loading import load_agent
-from poolshark.agents.protocol import AgentError
+from poolshark.agents.protocol import AgentError, Decisions, Probabilities
 from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.exploit.actor_critic import ActorCritic
 from poolshark.exploit.agent import (
@@ -180,6 +180,35 @@ def test_a_checkpoint_is_an_agent(tmp_path: Path) -> None:
         load_exploiter(tmp_path / "other.pt")
     with pytest.raises(AgentError, match="trained at 6 seats"):
         play_match([agent, load_agent("tag")], [0, 1], MatchConfig(hands=4, seats=2))
+
+
+def test_raise_caps_hold_in_play_and_travel_with_the_checkpoint(tmp_path: Path) -> None:
+    """Caps of half a pot preflop and a pot after it: in a match the capped exploiter puts
+    no probability on a raise bigger than its street's cap, and raises where it may; the
+    checkpoint's action set keeps the caps."""
+    capped = ExploitConfig(**TINY, iterations=1, raise_caps=[0.5, 1.0, 1.0, 1.0])
+    agent = load_exploiter(Path(train_exploiter(capped, tmp_path).checkpoint))
+    assert isinstance(agent, ExploiterAgent)
+    assert agent.actions.raise_caps == (0.5, 1.0, 1.0, 1.0)
+    seen = {"oversized": 0.0, "raised": 0.0}
+
+    class Watched:
+        def act(self, decisions: Decisions) -> Probabilities:
+            answer = agent.act(decisions)
+            actions, batch, legal = agent.actions, decisions.batch, decisions.legal
+            sizes = actions.raise_sizes(batch, legal)[decisions.tables]
+            caps = actions.street_caps(batch)[decisions.tables]
+            raises = np.asarray(answer.values)[:, 2:]
+            seen["oversized"] += float(raises[sizes > caps[:, None] + 1e-9].sum())
+            seen["raised"] += float(raises.sum())
+            return answer
+
+    match = play_match([Watched(), load_agent("tag")], [0, 1] * 3, MatchConfig(hands=300))
+    assert match.agents[0].coerced == 0
+    assert seen["oversized"] == 0.0
+    assert seen["raised"] > 1.0
+    with pytest.raises(ValueError, match="raise_caps"):
+        ExploitConfig(**TINY, raise_caps=[1.0, 1.0])
 
 
 def test_a_checkpoint_path_is_an_agent_spec(tmp_path: Path) -> None:

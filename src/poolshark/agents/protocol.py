@@ -178,7 +178,7 @@ class Decisions:
 
     def mask(self, actions: ActionSet) -> Bools:
         """(D, actions.size) which abstract actions of ``actions`` are legal."""
-        mask: Bools = actions.mask(self.legal)[self.tables]
+        mask: Bools = actions.mask(self.batch, self.legal)[self.tables]
         return mask
 
     def subset(self, rows: Int64s) -> Decisions:

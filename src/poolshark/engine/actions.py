@@ -5,6 +5,13 @@ pot, all-in); :class:`ActionSet` turns a batch of choices into engine moves and 
 amounts, and gives the legal mask of each choice. A pot-fraction raise is a raise *by*
 that fraction of the pot after calling (so "pot" means the classic pot-sized raise),
 rounded down to a chip and clamped to the legal bounds.
+
+``raise_caps`` keeps a learner inside what its training data covers: per street, the
+largest raise (by the same measure, chips beyond the call over the pot after calling)
+any raise action may make. A raise action whose amount is bigger is masked; with no caps
+every raise is allowed. An exploiter trained against a population model uses them so it
+does not shove into bet sizes the model never saw answered
+(:func:`poolshark.population.support.raise_caps`).
 """
 
 from __future__ import annotations
@@ -16,10 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.engine.batched import BatchedTables, LegalBatch
-from poolshark.engine.kernel import CHECK_CALL, CURRENT_BET, FOLD, RAISE, TOTAL
+from poolshark.engine.kernel import CHECK_CALL, CURRENT_BET, FOLD, RAISE, STREET, TOTAL
 
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
+Floats = npt.NDArray[np.float64]
+STREETS = 4
+"""Betting streets a cap is given for: preflop, flop, turn, river."""
 
 
 @dataclass(frozen=True)
@@ -28,14 +38,28 @@ class ActionSet:
 
     pot_fractions: tuple[float, ...] = (0.5, 1.0)
     all_in: bool = True
+    raise_caps: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         if any(f <= 0 for f in self.pot_fractions):
             raise ValueError(f"pot fractions must be positive, got {self.pot_fractions}")
+        if self.raise_caps is not None and (
+            len(self.raise_caps) != STREETS or any(not cap > 0 for cap in self.raise_caps)
+        ):
+            raise ValueError(
+                f"raise caps are {STREETS} positive sizes (preflop to river), got {self.raise_caps}"
+            )
 
     @classmethod
-    def of(cls, pot_fractions: Sequence[float], *, all_in: bool = True) -> ActionSet:
-        return cls(tuple(float(f) for f in pot_fractions), all_in)
+    def of(
+        cls,
+        pot_fractions: Sequence[float],
+        *,
+        all_in: bool = True,
+        raise_caps: Sequence[float] | None = None,
+    ) -> ActionSet:
+        caps = None if raise_caps is None else tuple(float(c) for c in raise_caps)
+        return cls(tuple(float(f) for f in pot_fractions), all_in, caps)
 
     @property
     def size(self) -> int:
@@ -48,10 +72,44 @@ class ActionSet:
         raises = [f"raise {f:g} pot" for f in self.pot_fractions]
         return ["fold", "call", *raises, *(["all-in"] if self.all_in else [])]
 
-    def mask(self, legal: LegalBatch) -> Bools:
-        """(tables, size) which abstract actions are legal at each table."""
+    def mask(self, batch: BatchedTables, legal: LegalBatch) -> Bools:
+        """(tables, size) which abstract actions are legal at each table (and, with
+        ``raise_caps``, no bigger than the street's cap)."""
         raises = np.repeat(legal.can_raise[:, None], self.size - 2, axis=1)
+        if self.raise_caps is not None:
+            raises &= self.raise_sizes(batch, legal) <= self.street_caps(batch)[:, None]
         return np.concatenate([legal.can_fold[:, None], (legal.to_act >= 0)[:, None], raises], 1)
+
+    def raise_amounts(self, batch: BatchedTables, legal: LegalBatch) -> Int64s:
+        """(tables, size - 2) the raise-to amount of each raise action, clamped to the legal
+        bounds (meaningless where raising is illegal)."""
+        pot = batch.seat[:, TOTAL].sum(axis=1)  # every chip put in this hand
+        after_call = (pot + np.maximum(legal.call, 0))[:, None]
+        by = np.floor(np.asarray(self.pot_fractions)[None, :] * after_call).astype(np.int64)
+        amounts = batch.table[:, CURRENT_BET][:, None] + by
+        if self.all_in:
+            amounts = np.concatenate([amounts, legal.max_raise_to[:, None]], axis=1)
+        low, high = legal.min_raise_to[:, None], np.maximum(legal.max_raise_to, 0)[:, None]
+        clamped: Int64s = np.clip(amounts, low, high).astype(np.int64)
+        return clamped
+
+    def raise_sizes(self, batch: BatchedTables, legal: LegalBatch) -> Floats:
+        """(tables, size - 2) each raise action's size: chips beyond the call over the pot
+        after calling, the decision rows' ``raise_pot``."""
+        pot = batch.seat[:, TOTAL].sum(axis=1)
+        after_call = np.maximum(pot + np.maximum(legal.call, 0), 1)[:, None]
+        beyond = self.raise_amounts(batch, legal) - batch.table[:, CURRENT_BET][:, None]
+        sizes: Floats = beyond / after_call
+        return sizes
+
+    def street_caps(self, batch: BatchedTables) -> Floats:
+        """(tables,) the cap of each table's current street (infinite without caps)."""
+        if self.raise_caps is None:
+            return np.full(batch.size, np.inf)
+        caps = np.asarray([*self.raise_caps, np.inf], dtype=np.float64)
+        street = np.clip(batch.table[:, STREET], 0, STREETS)
+        capped: Floats = caps[street]
+        return capped
 
     def to_moves(
         self, batch: BatchedTables, legal: LegalBatch, choices: npt.ArrayLike
@@ -63,12 +121,8 @@ class ActionSet:
         if choice.size and (choice.min() < 0 or choice.max() >= self.size):
             raise ValueError(f"choices are 0..{self.size - 1} ({', '.join(self.names)})")
         moves = np.where(choice == 0, FOLD, np.where(choice == 1, CHECK_CALL, RAISE))
-        pot = batch.seat[:, TOTAL].sum(axis=1)  # every chip put in this hand
-        current = batch.table[:, CURRENT_BET]
-        fractions = np.array([0.0, 0.0, *self.pot_fractions, 0.0])
-        by = np.floor(fractions[choice] * (pot + np.maximum(legal.call, 0))).astype(np.int64)
-        amounts = current + by
-        if self.all_in:
-            amounts = np.where(choice == self.size - 1, legal.max_raise_to, amounts)
-        amounts = np.clip(amounts, legal.min_raise_to, np.maximum(legal.max_raise_to, 0))
+        if self.size == 2:  # nothing to raise: the engine ignores the amounts
+            return moves.astype(np.int64), batch.table[:, CURRENT_BET].copy()
+        raising = np.clip(choice - 2, 0, self.size - 3)
+        amounts = self.raise_amounts(batch, legal)[np.arange(choice.size), raising]
         return moves.astype(np.int64), amounts.astype(np.int64)

@@ -39,9 +39,10 @@ from poolshark.experiments.headline import headline
 from poolshark.experiments.intervals import MIN_PLATEAU_POINTS, plateau
 from poolshark.experiments.probe import probe_exploiter
 from poolshark.experiments.variants import train_variant
-from poolshark.histories.ingest import ingest
+from poolshark.histories.ingest import ingest, scan_rows
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import write_simulation
+from poolshark.population.support import raise_caps, support_table
 from poolshark.population.train import (
     EM_POWER,
     PopulationTrainConfig,
@@ -89,7 +90,9 @@ class PipelineConfig(BaseModel):
     asks the matches for AIVAT estimates beside the actual ones (``MatchConfig``'s
     option). ``probe_iterations`` > 0 trains a fresh best response against the plain and
     the safe exploiter of each of the first ``probe_seeds`` seeds (the
-    ``probe`` stage).
+    ``probe`` stage). ``support_min_decisions`` holds the model-trained exploiters to raise
+    sizes that many decisions of the main rows faced (per street; 0: no caps; see
+    :mod:`poolshark.population.support`).
     ``workers`` ingest in parallel; ``threads`` is torch's thread count: keep 1 on a shared
     or small CPU, where a second torch thread contending for a busy core made a training
     step 45x slower (354 vs 7.6 ms here). ``keep_caches`` keeps the population models'
@@ -109,6 +112,7 @@ class PipelineConfig(BaseModel):
     exploiter_tables: int = Field(1024, ge=8)
     ceiling_iterations: int = Field(90, ge=1)
     safe_kl_coef: float = Field(0.05, ge=0.0)
+    support_min_decisions: int = Field(100, ge=0)
     eval_hands: int = Field(30_000, ge=600)
     variance_reduction: bool = True
     probe_iterations: int = Field(20, ge=0)
@@ -343,13 +347,21 @@ def match_seed(config: PipelineConfig, index: int) -> int:
 
 def exploiters_stage(run: Run) -> dict[str, Any]:
     """Per training seed, three PPO exploiters: against the fitted model, the same with a KL
-    penalty toward the model's own policy (safe), and against the pool's true styles (the
-    ceiling, trained ``ceiling_iterations``); then the ceiling's plateau test."""
+    penalty toward the model's own policy (safe), both held to the raise sizes the rows saw
+    answered (:func:`raise_support`), and against the pool's true styles (the ceiling,
+    trained ``ceiling_iterations``, with every size); then the ceiling's plateau test."""
     config = run.config
     model = run.figures["population"]["main"]["checkpoint"]
+    support = raise_support(run)
+    in_support = {} if support["caps"] is None else {"raise_caps": support["caps"]}
     variants = {
-        "model": {"against": [model]},
-        "safe": {"against": [model], "kl_coef": config.safe_kl_coef, "reference": model},
+        "model": {"against": [model], **in_support},
+        "safe": {
+            "against": [model],
+            "kl_coef": config.safe_kl_coef,
+            "reference": model,
+            **in_support,
+        },
         "ceiling": {"against": [f"pool:{config.pool}"]},
     }
     seeds: list[dict[str, Any]] = []
@@ -372,7 +384,24 @@ def exploiters_stage(run: Run) -> dict[str, Any]:
             trained[name] = {"checkpoint": result.checkpoint, "history": result.history}
             run.log(f"  seed {seed} {name}: {result.iterations} iterations, {result.seconds:.0f} s")
         seeds.append(trained)
-    return {"seeds": seeds, "ceiling_plateau": ceiling_plateau(seeds)}
+    return {"seeds": seeds, "ceiling_plateau": ceiling_plateau(seeds), "support": support}
+
+
+def raise_support(run: Run) -> dict[str, Any]:
+    """The raise caps of the model-trained exploiters: per street, the largest raise that
+    ``support_min_decisions`` decisions of the main rows faced one as big as (none when
+    that setting is 0), with the support table behind them."""
+    minimum = run.config.support_min_decisions
+    if minimum == 0:
+        return {"min_decisions": 0, "caps": None, "table": []}
+    rows = scan_rows(run.path("rows-main"))
+    caps = raise_caps(rows, min_support=minimum)
+    run.log("  raise caps (preflop to river): " + ", ".join(f"{cap:.2f}" for cap in caps))
+    return {
+        "min_decisions": minimum,
+        "caps": list(caps),
+        "table": support_table(rows, caps).to_dicts(),
+    }
 
 
 def ceiling_plateau(seeds: Sequence[dict[str, Any]]) -> dict[str, Any]:

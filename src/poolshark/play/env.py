@@ -167,7 +167,9 @@ class _Driver:
         """Observations and legal masks of the player to act at ``tables``."""
         legal = self.batch.legal()
         viewers = legal.to_act[tables]
-        return self.encoder.encode(self.batch, tables, viewers), self.actions.mask(legal)[tables]
+        return self.encoder.encode(self.batch, tables, viewers), self.actions.mask(
+            self.batch, legal
+        )[tables]
 
     def apply(self, choices: npt.ArrayLike) -> None:
         """Apply one given choice at every table."""

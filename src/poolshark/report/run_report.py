@@ -160,6 +160,8 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
         ]
     )
 
+    support_section(report, figures["exploiters"].get("support"))
+
     report.section("Win rates, three ways")
     report.paragraph(
         "Every exploiter plays against the population model it trained on, against the "
@@ -200,6 +202,39 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     report.section("How to reproduce")
     report.code("make demo   # or: poolshark demo --out DIR [--config FILE.toml] [--pool NAME]")
     return report.write(out)
+
+
+def support_section(report: HtmlReport, support: Mapping[str, Any] | None) -> None:
+    """The raise caps that held the model-trained exploiters to sizes the rows saw answered."""
+    report.section("Bet sizes the data saw answered")
+    if not support or support.get("caps") is None:
+        report.paragraph(
+            "The model-trained exploiters could raise any size, all in included: beyond the "
+            "sizes the rows saw answered, the population model only extrapolates."
+        )
+        return
+    report.paragraph(
+        "A population model knows how the players answered the bets they faced; beyond "
+        "those sizes it extrapolates, and an exploiter trained against it finds what the "
+        "extrapolation gets wrong. So the exploiters trained against the model (plain and "
+        f"safe) may raise, per street, at most the largest size that "
+        f"{support['min_decisions']:,} decisions of the rows faced a raise at least as big "
+        "as (in chips beyond the call over the pot after calling; a pot-sized raise is "
+        "always allowed). The ceiling, trained against the true pool, may raise any size."
+    )
+    report.table(
+        [
+            "street",
+            "decisions facing a raise",
+            "largest raise faced",
+            "cap",
+            "faced the cap or more",
+        ],
+        [
+            [row["street"], row["faced"], row["largest"], row["cap"], row["at_least_cap"]]
+            for row in support["table"]
+        ],
+    )
 
 
 def _rake_sentence(config: Mapping[str, Any]) -> str:
