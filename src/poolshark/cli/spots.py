@@ -1,0 +1,226 @@
+"""``poolshark spots ROWS``: population action frequencies by spot over ingested decision
+rows, grouped and filtered by spot columns, or any Polars SQL query over them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import polars as pl
+import typer
+from rich.table import Table
+
+from poolshark.analysis.spots import (
+    ACTION_COLUMNS,
+    SPOT_COLUMNS,
+    WEIGHTINGS,
+    SpotFilter,
+    Weighting,
+    query_rows,
+    spot_table,
+    with_spots,
+)
+from poolshark.cli.common import JsonFlag, console, print_json, user_errors
+from poolshark.histories.ingest import scan_rows
+
+DEFAULT_BY = "street,pot_type"
+HEADERS = {
+    "n_decisions": "decisions",
+    "n_hands": "hands",
+    "n_players": "players",
+    "n_players_below_min": "players < min",
+    "players_in_pot": "in pot",
+    "relative_position": "rel. pos",
+}
+"""Shorter headers for the terminal table."""
+
+
+def spots_command(
+    rows: Annotated[Path, typer.Argument(help="Folder written by `poolshark ingest --out`.")],
+    by: Annotated[
+        str, typer.Option("--by", help=f"Columns to group by, comma-separated: {SPOT_COLUMNS}.")
+    ] = DEFAULT_BY,
+    position: Annotated[
+        str | None, typer.Option("--position", help="Positions, e.g. BTN,CO.")
+    ] = None,
+    pot_type: Annotated[
+        str | None,
+        typer.Option("--pot-type", help="unopened, limped, single-raised, 3-bet, 4-bet+."),
+    ] = None,
+    street: Annotated[
+        str | None, typer.Option("--street", help="preflop, flop, turn, river.")
+    ] = None,
+    relative_position: Annotated[
+        str | None, typer.Option("--relative-position", help="IP or OOP.")
+    ] = None,
+    players: Annotated[
+        str | None, typer.Option("--players", help="Players in the pot at the decision, e.g. 2,3.")
+    ] = None,
+    depth: Annotated[
+        str | None,
+        typer.Option("--depth", help="Effective stack buckets (bb): <20, 20-40, ..., 125+."),
+    ] = None,
+    facing: Annotated[
+        str | None,
+        typer.Option(
+            "--facing", help="Bet faced (fraction of pot): none, <0.4, 0.4-0.8, ..., all-in."
+        ),
+    ] = None,
+    weighting: Annotated[
+        str, typer.Option("--weighting", help="decisions (pooled) or players (mean of players).")
+    ] = "decisions",
+    min_player_decisions: Annotated[
+        int,
+        typer.Option(
+            "--min-player-decisions", help="Leave out players with fewer decisions in a group."
+        ),
+    ] = 1,
+    player: Annotated[
+        str | None, typer.Option("--player", help="Only these player ids, comma-separated.")
+    ] = None,
+    min_decisions: Annotated[
+        int, typer.Option("--min-decisions", help="Hide groups with fewer decisions.")
+    ] = 1,
+    sql: Annotated[
+        str | None,
+        typer.Option("--sql", help="A Polars SQL query over table `rows` (spot columns added)."),
+    ] = None,
+    csv: Annotated[Path | None, typer.Option("--csv", help="Also write the table as CSV.")] = None,
+    parquet: Annotated[
+        Path | None, typer.Option("--parquet", help="Also write the table as Parquet.")
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the table as an HTML page.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Action frequencies (fold, check-call, bet-raise) with 95% intervals by spot.
+
+    Spots are defined in docs/analysis.md ("poolshark spots"). Every group reports its
+    decisions, hands and players. --sql replaces the table with any query's result.
+    """
+    with user_errors():
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"unknown weighting {weighting!r}: use decisions or players")
+        where = SpotFilter.parse(
+            position=position,
+            relative_position=relative_position,
+            pot_type=pot_type,
+            street=street,
+            players_in_pot=players,
+            depth=depth,
+            facing=facing,
+        )
+        frame = _load(rows, player)
+        frame = where.apply(with_spots(frame))
+        groups = [name.strip() for name in by.split(",") if name.strip()]
+        if sql is not None:
+            table = query_rows(frame, sql)
+        else:
+            mode: Weighting = "players" if weighting == "players" else "decisions"
+            table = spot_table(
+                frame, groups, weighting=mode, min_player_decisions=min_player_decisions
+            ).filter(pl.col("n_decisions") >= min_decisions)
+        _write(table, csv=csv, parquet=parquet)
+        title = _title(rows, where, weighting, sql)
+        if html is not None:
+            from poolshark.report.spot_tables import spot_table_page  # lazy: loads matplotlib
+
+            spot_table_page(table, title=title, command=_command(rows, by, sql)).write(html)
+    if json_output:
+        print_json(
+            {
+                "rows": str(rows),
+                "decisions": frame.height,
+                "by": None if sql is not None else groups,
+                "filters": where.chosen(),
+                "player": player,
+                "weighting": weighting,
+                "min_player_decisions": min_player_decisions,
+                "min_decisions": min_decisions,
+                "sql": sql,
+                "groups": _plain(table),
+            }
+        )
+        return
+    console.print(terminal_table(table, title=title))
+
+
+def _load(rows: Path, player: str | None) -> pl.DataFrame:
+    """The decision rows in folder ``rows``, of the given players if any."""
+    if not rows.is_dir():
+        raise ValueError(f"no rows folder at {rows}: give the --out folder of poolshark ingest")
+    frame = scan_rows(rows)
+    if player is not None:
+        ids = [part.strip() for part in player.split(",") if part.strip()]
+        frame = frame.filter(pl.col("player_id").is_in(ids))
+    collected = frame.collect()
+    if collected.is_empty():
+        who = f" of player(s) {player}" if player is not None else ""
+        raise ValueError(f"no decision rows{who} in {rows / 'rows'}")
+    return collected
+
+
+def _write(table: pl.DataFrame, *, csv: Path | None, parquet: Path | None) -> None:
+    """Write the table where asked (CSV has no enum or nested types: they become text)."""
+    if csv is not None:
+        csv.parent.mkdir(parents=True, exist_ok=True)
+        table.with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String)).write_csv(csv)
+    if parquet is not None:
+        parquet.parent.mkdir(parents=True, exist_ok=True)
+        table.write_parquet(parquet)
+
+
+def _plain(table: pl.DataFrame) -> list[dict[str, object]]:
+    """The table as JSON-ready dicts (enums as text)."""
+    return table.with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String)).to_dicts()
+
+
+def _title(rows: Path, where: SpotFilter, weighting: str, sql: str | None) -> str:
+    """A one-line description of what the table shows."""
+    if sql is not None:
+        return f"SQL over the decision rows of {rows}"
+    chosen = ", ".join(f"{k}={'/'.join(map(str, v))}" for k, v in where.chosen().items())
+    return f"Spots of {rows} ({weighting}-weighted{'; ' + chosen if chosen else ''})"
+
+
+def _command(rows: Path, by: str, sql: str | None) -> str:
+    """The command that makes the table, for the page."""
+    return f'poolshark spots {rows} --sql "{sql}"' if sql else f"poolshark spots {rows} --by {by}"
+
+
+def terminal_table(table: pl.DataFrame, *, title: str) -> Table:
+    """A rich table: spot columns, counts, and each action as ``share (low-high)``."""
+    out = Table(title=title, title_justify="left")
+    actions = [name for name in ACTION_COLUMNS.values() if f"{name}_low" in table.columns]
+    hidden = {f"{a}_{end}" for a in actions for end in ("low", "high")}
+    if "n_players_below_min" in table.columns and table["n_players_below_min"].sum() == 0:
+        hidden.add("n_players_below_min")
+    shown = [column for column in table.columns if column not in hidden]
+    for column in shown:
+        numeric = table.schema[column].is_numeric()
+        header = HEADERS.get(column, column)
+        out.add_column(header, justify="right" if numeric else "left")
+    for record in table.iter_rows(named=True):
+        out.add_row(*(_cell(record, column, actions) for column in shown))
+    return out
+
+
+def _cell(record: dict[str, object], column: str, actions: list[str]) -> str:
+    """One cell's text; an action frequency with its interval, in percent."""
+    value = record[column]
+    if column in actions:
+        low, high = record[f"{column}_low"], record[f"{column}_high"]
+        if not isinstance(value, float):
+            return "-"
+        interval = (
+            f" ({100 * low:.0f}-{100 * high:.0f})"
+            if isinstance(low, float) and isinstance(high, float)
+            else ""
+        )
+        return f"{100 * value:.1f}%{interval}"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return "-" if value is None else str(value)
