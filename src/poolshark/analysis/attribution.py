@@ -256,7 +256,7 @@ def attribute_records(exploiter_rows: dict[str, Any], field_rows: dict[str, Any]
     field_counts = np.bincount(
         field_spot * n_actions + field_rows["action"], minlength=size * n_actions
     ).reshape(size, n_actions)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for k in np.flatnonzero(counts.sum(axis=1)).tolist():
         in_spot = spot == k
         n_spot = int(counts[k].sum())
@@ -266,9 +266,7 @@ def attribute_records(exploiter_rows: dict[str, Any], field_rows: dict[str, Any]
                 "action": ACTIONS[a],
                 "hands": int(counts[k, a]),
                 "share": float(counts[k, a] / n_spot),
-                "contribution": _estimate(
-                    cell_mean[k * n_actions + a], cell_se[k * n_actions + a]
-                ),
+                "contribution": _estimate(cell_mean[k * n_actions + a], cell_se[k * n_actions + a]),
                 "average_bb": _mean_interval(result[in_spot & (action == a)]),
             }
             for a in np.flatnonzero(counts[k]).tolist()
@@ -375,9 +373,9 @@ def attribute_agents(exploiter: Agent, field: Agent, config: MatchConfig) -> dic
 # -- model against pool ----------------------------------------------------------------------
 
 
-def compare_attributions(against_model: dict[str, Any], against_pool: dict[str, Any]) -> list[
-    dict[str, Any]
-]:
+def compare_attributions(
+    against_model: dict[str, Any], against_pool: dict[str, Any]
+) -> list[dict[str, Any]]:
     """The spots of both attributions joined (a spot missing from one counts 0 there), with
     the difference model - pool in bb/100, its interval (independent matches) and whether
     it excludes zero: an edge the model promises that the pool does not pay is

@@ -284,8 +284,9 @@ class FinishedHands:
     """Hands that just ended, as a match's observer sees them before the tables deal again.
 
     ``batch`` still holds these hands (action logs, starting stacks, buttons, end streets);
-    ``hand_ids`` (H,) are the ids the agents saw (``Decisions.hand_ids``); ``owners`` (H, seats) the agent index of each seat; ``net`` (H, seats) the chips each
-    seat won as dealt and ``ev`` the same with all-in pots paid by expectation (the match's
+    ``hand_ids`` (H,) are the ids the agents saw (``Decisions.hand_ids``); ``owners``
+    (H, seats) the agent index of each seat; ``net`` (H, seats) the chips each seat won as
+    dealt and ``ev`` the same with all-in pots paid by expectation (the match's
     ``all_in_ev``; as dealt when it is off).
     """
 
