@@ -152,6 +152,8 @@ def test_the_one_spot_that_plays_holds_every_non_blind_result(shover: dict[str, 
     rows = spots(shover)
     shove = rows["BTN unopened"]
     assert shove["exploiter_actions"]["all-in"] == 1.0
+    assert shove["field_continues_vs_raise"]["hands"] == shove["hands"]
+    assert rows["EP unopened"]["field_continues_vs_raise"] is None
     assert shove["contribution"]["stderr"] > 0
     for row in shover["spots"]:
         if row["spot"] != "BTN unopened" and row["position"] not in ("SB", "BB"):
@@ -203,6 +205,31 @@ def test_spots_are_the_agents_own_contexts() -> None:
         assert ACTIONS[records["action"][i]] == ("fold", "call", "raise", "all-in")[move]
         checked += 1
     assert checked > 0.9 * mine.size
+
+
+def test_an_uncontested_shove_wins_exactly_the_blinds() -> None:
+    """The button's shove that nobody calls wins 1.5 bb; one that is called does not."""
+    from poolshark.analysis.attribution import UNOPENED, SpotRecorder
+    from poolshark.evaluate.match import default_lineup, play_match
+
+    recorder = SpotRecorder()
+    play_match(
+        [ButtonShover(), load_agent("pool:micro-zoom")],
+        default_lineup(2, SEATS, against=True),
+        config(seed=11),
+        observer=recorder,
+    )
+    records = recorder.records()
+    shoves = (
+        (records["owner"] == 0)
+        & (records["position"] == Position.BTN)
+        & (records["situation"] == UNOPENED)
+    )
+    assert (records["action"][shoves] == ACTIONS.index("all-in")).all()
+    contested = records["continued"][shoves]
+    assert 0 < contested.sum() < contested.size
+    assert (records["result"][shoves][~contested] == 1.5).all()
+    assert (records["result"][shoves][contested] != 1.5).mean() > 0.9
 
 
 def test_the_field_actions_are_its_own_decisions(shover: dict[str, Any]) -> None:
@@ -290,3 +317,20 @@ def test_cli_names_a_bad_field() -> None:
     code, _, stderr = _invoke("attribute", "tag", "--against", "pool:nope", "--hands", "60")
     assert code != 0
     assert "nope" in stderr
+
+
+def test_report_section_shows_both_fields_and_where_they_disagree(
+    folder: dict[str, Any], shover: dict[str, Any]
+) -> None:
+    from poolshark.report.attribution import attribution_section
+
+    assert attribution_section({}) == ""
+    model = {**folder, "exploiter": "fold<all>", "field": "tag"}
+    html = attribution_section({"against_model": model, "against_pool": shover})
+    assert html.startswith("<h2>Where the edge comes from</h2>")
+    assert html.count("<table>") == 3
+    assert "fold&lt;all&gt;" in html
+    assert "BTN unopened" in html
+    assert f"{shover['total']['bb_per_100']:+.1f} ±" in html
+    only_pool = attribution_section({"against_pool": shover})
+    assert only_pool.count("<table>") == 1

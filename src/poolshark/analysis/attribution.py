@@ -16,8 +16,10 @@ over all N hands (sample standard deviation / sqrt(N), +-1.96), the match's own 
 applied to the spot's share of the result; hands are independent (stacks reset). Beside
 it, per spot: how often it comes (Wilson interval), the exploiter's action shares there,
 the average result of a hand in it, and what the field does in the same spot (its seats'
-first preflop decisions in the same match). A second split by the street where the hand
-ended uses the same arithmetic.
+first preflop decisions in the same match) and how it answers the exploiter: how often
+another player called or raised preflop after the exploiter's first action (against its
+raises and all-ins: how often the steal or the shove is contested). A second split by the
+street where the hand ended uses the same arithmetic.
 
 Spots are read from the finished hands' action logs (a match observer,
 :class:`~poolshark.evaluate.match.FinishedHands`) with the engine's own decision
@@ -117,7 +119,7 @@ def first_decisions(hands: FinishedHands) -> dict[str, Int64s | Floats]:
     ``situation`` (a :data:`SITUATIONS` code), ``position``, ``action`` (an :data:`ACTIONS`
     index), ``owner`` (agent index), ``result`` and ``dealt`` (big blinds won, all-in EV
     adjusted and as dealt), ``street`` (where the hand ended), ``hand`` (the id the agents
-    saw) and ``seat``.
+    saw), ``seat``, and ``continued``: another seat called or raised preflop after it.
     """
     batch, tables = hands.batch, hands.tables
     config = batch.config
@@ -146,6 +148,10 @@ def first_decisions(hands: FinishedHands) -> dict[str, Int64s | Floats]:
     mine = preflop[:, None, :] & (logs.seat[:, None, :] == np.arange(seats)[None, :, None])
     acted = mine.any(axis=2)  # (H, seats): False only in a walk
     first = mine.argmax(axis=2)
+    entered = preflop & ((logs.move == MOVE_RAISE) | ((logs.move == MOVE_CALL) & (logs.amount > 0)))
+    later = np.arange(width)[None, None, :] > first[:, :, None]
+    others = logs.seat[:, None, :] != np.arange(seats)[None, :, None]
+    continued = acted & (entered[:, None, :] & later & others).any(axis=2)
     at = (rows[:, None], first)
     facing = contexts[rows[:, None], first, Feature.PREFLOP_FACING].astype(np.int64)
     situation = np.select(
@@ -177,6 +183,7 @@ def first_decisions(hands: FinishedHands) -> dict[str, Int64s | Floats]:
         "street": np.broadcast_to(batch.table[tables, END_STREET][:, None], shape).ravel(),
         "hand": np.broadcast_to(hands.hand_ids[:, None], shape).ravel(),
         "seat": np.broadcast_to(np.arange(seats)[None, :], shape).ravel(),
+        "continued": continued.ravel(),
     }
 
 
@@ -226,6 +233,16 @@ def _mean_interval(values: Floats) -> dict[str, Any]:
     return {"mean": mean, "ci95": [mean - half, mean + half]}
 
 
+def _continues(continued: npt.NDArray[np.bool_]) -> dict[str, Any] | None:
+    """How often another player called or raised after these hands' first action (Wilson
+    interval); None without hands."""
+    if continued.size == 0:
+        return None
+    hits = int(continued.sum())
+    low, high = wilson_interval(hits, continued.size)
+    return {"hands": int(continued.size), "share": hits / continued.size, "ci95": [low, high]}
+
+
 def _shares(counts: Floats) -> dict[str, float]:
     """Action shares of the decisions counted (the played actions only: no ``none``)."""
     total = counts.sum()
@@ -241,6 +258,8 @@ def attribute_records(exploiter_rows: dict[str, Any], field_rows: dict[str, Any]
     field's first-decision action shares; see the module docstring."""
     situation, position = exploiter_rows["situation"], exploiter_rows["position"]
     action, result = exploiter_rows["action"], exploiter_rows["result"]
+    continued = exploiter_rows["continued"]
+    aggressive = (action == ACTIONS.index("raise")) | (action == ACTIONS.index("all-in"))
     hands = int(result.size)
     if hands == 0:
         raise AttributionError("no hands to attribute")
@@ -268,6 +287,7 @@ def attribute_records(exploiter_rows: dict[str, Any], field_rows: dict[str, Any]
                 "share": float(counts[k, a] / n_spot),
                 "contribution": _estimate(cell_mean[k * n_actions + a], cell_se[k * n_actions + a]),
                 "average_bb": _mean_interval(result[in_spot & (action == a)]),
+                "field_continues": _continues(continued[in_spot & (action == a)]),
             }
             for a in np.flatnonzero(counts[k]).tolist()
         ]
@@ -285,6 +305,7 @@ def attribute_records(exploiter_rows: dict[str, Any], field_rows: dict[str, Any]
                 "exploiter_actions": _shares(counts[k]),
                 "field_decisions": int(field_counts[k, :NO_ACTION].sum()),
                 "field_actions": _shares(field_counts[k]),
+                "field_continues_vs_raise": _continues(continued[in_spot & aggressive]),
                 "by_action": by_action,
             }
         )
@@ -404,7 +425,13 @@ def compare_attributions(
                 "pool_frequency": 0.0 if sides[1] is None else sides[1]["frequency"],
                 "model_field_actions": None if sides[0] is None else sides[0]["field_actions"],
                 "pool_field_actions": None if sides[1] is None else sides[1]["field_actions"],
+                "model_continues_vs_raise": _side(sides[0], "field_continues_vs_raise"),
+                "pool_continues_vs_raise": _side(sides[1], "field_continues_vs_raise"),
             }
         )
     joined.sort(key=lambda row: -abs(row["difference"]))
     return joined
+
+
+def _side(row: dict[str, Any] | None, key: str) -> Any:
+    return None if row is None else row.get(key)
