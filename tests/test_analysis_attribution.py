@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from poolshark.agents.loading import load_agent
@@ -334,3 +336,25 @@ def test_report_section_shows_both_fields_and_where_they_disagree(
     assert f"{shover['total']['bb_per_100']:+.1f} ±" in html
     only_pool = attribution_section({"against_pool": shover})
     assert only_pool.count("<table>") == 1
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.floats(-200, 200)), min_size=2, max_size=60),
+)
+def test_group_contributions_always_add_up_to_the_mean(pairs: list[tuple[int, float]]) -> None:
+    groups = np.array([g for g, _ in pairs], dtype=np.int64)
+    results = np.array([r for _, r in pairs])
+    mean, stderr = split_estimates(groups, results, 6)
+    assert mean.sum() == pytest.approx(100 * results.mean(), abs=1e-9)
+    assert (stderr >= 0).all()
+    assert (mean[np.bincount(groups, minlength=6) == 0] == 0).all()
+
+
+def test_raked_match_still_adds_up() -> None:
+    figures = attribute_edge(
+        "tag", "pool:micro-zoom", hands=HANDS, seed=2, rake_percent=5.0, rake_cap_bb=1.0
+    )
+    assert figures["rake_percent"] == 5.0
+    total = figures["total"]["bb_per_100"]
+    assert figures["sum_of_contributions"] == pytest.approx(total, abs=1e-9)
+    assert total == pytest.approx(figures["match_total"]["bb_per_100"], abs=1e-9)
