@@ -32,6 +32,11 @@ reset to ``depth_bb`` every hand (cash-game win rates, no carry-over).
   win rate with a narrower interval (``AgentResult.aivat``); ``luck`` is the mean of the
   corrections themselves (zero in expectation).
 
+An ``observer`` given to :func:`play_match` sees every batch of finished hands
+(:class:`FinishedHands`: the engine state with the hands' action logs, the seats' owners and
+results) before the tables deal again; spot-level analyses (``analysis.attribution``) read
+the logs there instead of wrapping the agents.
+
 All agents' chips sum to minus the rake, hand by hand. A match is reproducible from its
 seed: the cards come from the engine's per-table streams, and every agent gets its own
 random stream (:attr:`~poolshark.agents.protocol.Decisions.rng`).
@@ -274,6 +279,25 @@ class MatchResult:
         }
 
 
+@dataclass(frozen=True, eq=False)
+class FinishedHands:
+    """Hands that just ended, as a match's observer sees them before the tables deal again.
+
+    ``batch`` still holds these hands (action logs, starting stacks, buttons, end streets);
+    ``hand_ids`` (H,) are the ids the agents saw (``Decisions.hand_ids``); ``owners``
+    (H, seats) the agent index of each seat; ``net`` (H, seats) the chips each seat won as
+    dealt and ``ev`` the same with all-in pots paid by expectation (the match's
+    ``all_in_ev``; as dealt when it is off).
+    """
+
+    batch: BatchedTables
+    tables: Int64s
+    hand_ids: Int64s
+    owners: Int64s
+    net: Int64s
+    ev: Floats
+
+
 def default_lineup(agents: int, seats: int, *, against: bool = False) -> tuple[int, ...]:
     """Agent index per seat slot: agents in turn around the table (A, B, A, B, ...), or with
     ``against`` the first ``agents - 1`` once each and the last (the field) in the rest."""
@@ -311,12 +335,14 @@ def play_match(
     *,
     names: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    observer: Callable[[FinishedHands], None] | None = None,
 ) -> MatchResult:
     """Play ``config.hands`` (at least) table-hands and report every agent's win rate.
 
     ``lineup[j]`` is the agent in seat slot ``j`` (rotated around the table, see the
     module docstring); ``names`` label the agents (default: class names, numbered when
-    repeated); ``progress(done, total)`` is called as table-hands finish.
+    repeated); ``progress(done, total)`` is called as table-hands finish; ``observer``
+    is handed each batch of finished hands (:class:`FinishedHands`).
     """
     labels = _labels(agents, names)
     slots = np.asarray(lineup, dtype=np.int64)
@@ -327,7 +353,7 @@ def play_match(
     missing = sorted(set(range(len(agents))) - set(slots.tolist()))
     if missing:
         raise MatchError(f"agents {', '.join(labels[i] for i in missing)} have no seat")
-    runner = _Runner(agents, labels, slots, config)
+    runner = _Runner(agents, labels, slots, config, observer)
     start = time.perf_counter()
     try:
         runner.run(progress)
@@ -356,10 +382,16 @@ class _Runner:
     """One match as a face over the play loop: the rotated lineup, the per-deal books."""
 
     def __init__(
-        self, agents: Sequence[Agent], labels: list[str], lineup: Int64s, config: MatchConfig
+        self,
+        agents: Sequence[Agent],
+        labels: list[str],
+        lineup: Int64s,
+        config: MatchConfig,
+        observer: Callable[[FinishedHands], None] | None = None,
     ) -> None:
         seats = config.seats
         self.agents, self.labels, self.lineup, self.config = agents, labels, lineup, config
+        self.observer = observer
         self.replays = rotation_period(lineup.tolist()) if config.duplicate else 1
         rounds = math.ceil(config.hands / (seats * config.tables))
         self.per_table = seats * rounds
@@ -447,6 +479,8 @@ class _Runner:
         np.add.at(self.pfr, owners, self.pfr_flag[done])
         np.add.at(self.seat_hands, owners.ravel(), 1)
         self.rake += int(batch.table[done, RAKE].sum())
+        if self.observer is not None:
+            self.observer(FinishedHands(batch, done, self.loop.hand_ids[done], owners, net, ev))
 
     def stepped(self, live: Int64s, seats: Int64s, owners: Int64s) -> None:
         """Flag who put chips in voluntarily (VPIP) and who raised (PFR) preflop."""
