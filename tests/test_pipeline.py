@@ -65,7 +65,7 @@ def test_stages_run_in_order_and_resume_after_a_kill(tmp_path: Path) -> None:
     again = start_run(tmp_path, PipelineConfig())
     again.log = lambda line: None
     figures = run_pipeline(again, _recording(calls))
-    assert calls == ["exploiters", "evaluate", "probe", "report"]
+    assert calls == ["exploiters", "evaluate", "probe", "attribution", "report"]
     assert list(figures) == list(STAGES)
     assert figures["report"]["seen_before"] == sorted(STAGES[:-1])
     saved = json.loads((tmp_path / "evaluate.json").read_text())
@@ -122,7 +122,7 @@ def test_caches_are_deleted_when_their_stage_finishes(tmp_path: Path) -> None:
     assert all((tmp_path / cache).with_suffix(".json").exists() for cache in CACHES)
     # The later stages resume without them.
     run_pipeline(run, _caching(calls))
-    assert calls[-4:] == ["exploiters", "evaluate", "probe", "report"]
+    assert calls[-5:] == ["exploiters", "evaluate", "probe", "attribution", "report"]
 
     # A run killed after a stage finished, before its caches went: deleted when skipped.
     (tmp_path / CACHES[0]).write_bytes(b"rows")
@@ -248,6 +248,8 @@ def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
         eval_hands=600,
         rake_percent=5.0,
         rake_cap_bb=3.0,
+        probe_iterations=0,
+        attribution_hands=600,
     )
     run = start_run(tmp_path, config)
     run.log = lambda line: None
@@ -267,6 +269,13 @@ def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
         seeds[0]["exploiters"]["model"]["true pool"] != seeds[1]["exploiters"]["model"]["true pool"]
     )
     assert figures["probe"]["skipped"] == "probe_iterations = 0"
+    assert "Where the edge comes from" in text
+    assert "Bet sizes the data saw answered" in text
+    attribution = figures["attribution"]["against_pool"]
+    assert attribution["sum_of_contributions"] == pytest.approx(
+        attribution["total"]["bb_per_100"], abs=1e-6
+    )
+    assert figures["exploiters"]["support"]["caps"] is not None
     assert "Raked 5% of the pot, at most 3 bb a hand" in text
     baselines = figures["evaluate"]["baselines"]
     assert baselines["population model vs itself"]["field"].endswith("best.pt")

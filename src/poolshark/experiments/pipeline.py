@@ -34,6 +34,7 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from poolshark.agents.loading import load_agent
+from poolshark.analysis.attribution import attribute_edge, compare_attributions
 from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
 from poolshark.experiments.headline import headline
 from poolshark.experiments.intervals import MIN_PLATEAU_POINTS, plateau
@@ -53,7 +54,16 @@ from poolshark.population.train import (
 from poolshark.report.run_report import build_report
 from poolshark.training.common import write_text_atomic
 
-STAGES = ("simulate", "ingest", "population", "exploiters", "evaluate", "probe", "report")
+STAGES = (
+    "simulate",
+    "ingest",
+    "population",
+    "exploiters",
+    "evaluate",
+    "probe",
+    "attribution",
+    "report",
+)
 """The stages, in order; each one's figures land in ``<out>/<stage>.json``."""
 RESUMABLE_CHANGES = ("keep_caches",)
 """Config keys a run folder may be reopened with changed: they change no figure."""
@@ -90,9 +100,11 @@ class PipelineConfig(BaseModel):
     asks the matches for AIVAT estimates beside the actual ones (``MatchConfig``'s
     option). ``probe_iterations`` > 0 trains a fresh best response against the plain and
     the safe exploiter of each of the first ``probe_seeds`` seeds (the
-    ``probe`` stage). ``support_min_decisions`` holds the model-trained exploiters to raise
-    sizes that many decisions of the main rows faced (per street; 0: no caps; see
-    :mod:`poolshark.population.support`).
+    ``probe`` stage). ``attribution_hands`` > 0 splits the first seed's plain exploiter's
+    edge by preflop spot against the model and the true pool (the ``attribution`` stage,
+    :mod:`poolshark.analysis.attribution`). ``support_min_decisions`` holds the
+    model-trained exploiters to raise sizes that many decisions of the main rows faced
+    (per street; 0: no caps; see :mod:`poolshark.population.support`).
     ``workers`` ingest in parallel; ``threads`` is torch's thread count: keep 1 on a shared
     or small CPU, where a second torch thread contending for a busy core made a training
     step 45x slower (354 vs 7.6 ms here). ``keep_caches`` keeps the population models'
@@ -119,6 +131,7 @@ class PipelineConfig(BaseModel):
     probe_seeds: int = Field(1, ge=1)
     probe_tables: int = Field(512, ge=8)
     probe_eval_hands: int = Field(12_000, ge=600)
+    attribution_hands: int = Field(12_000, ge=0)
     rake_percent: float = Field(0.0, ge=0.0, le=100.0)
     rake_cap_bb: float | None = Field(None, ge=0.0)
     workers: int = Field(2, ge=1)
@@ -537,6 +550,35 @@ def probe_stage(run: Run) -> dict[str, Any]:
     return {"seeds": seeds}
 
 
+def attribution_stage(run: Run) -> dict[str, Any]:
+    """Where the first seed's plain exploiter's edge comes from: its edge split by its first
+    preflop decision's spot and action, against the model it trained on and against the
+    true pool, on the same match seed, and the spots where the two disagree."""
+    config = run.config
+    if config.attribution_hands == 0:
+        return {"skipped": "attribution_hands = 0"}
+    torch.set_num_threads(config.threads)
+    exploiter = run.figures["exploiters"]["seeds"][0]["model"]["checkpoint"]
+    settings = {
+        "hands": config.attribution_hands,
+        "seed": match_seed(config, 0),
+        "rake_percent": config.rake_percent,
+        "rake_cap_bb": config.rake_cap_bb,
+    }
+    model = attribute_edge(exploiter, run.figures["population"]["main"]["checkpoint"], **settings)
+    pool = attribute_edge(exploiter, f"pool:{config.pool}", **settings)
+    run.log(
+        f"  plain exploiter: {model['total']['bb_per_100']:+.1f} bb/100 vs the model, "
+        f"{pool['total']['bb_per_100']:+.1f} vs the true pool, split by spot"
+    )
+    return {
+        "exploiter": exploiter,
+        "against_model": model,
+        "against_pool": pool,
+        "comparison": compare_attributions(model, pool),
+    }
+
+
 def report_stage(run: Run) -> dict[str, Any]:
     """The HTML report of the whole run."""
 
@@ -554,5 +596,6 @@ def default_stages() -> dict[str, Callable[[Run], dict[str, Any]]]:
         "exploiters": exploiters_stage,
         "evaluate": evaluate_stage,
         "probe": probe_stage,
+        "attribution": attribution_stage,
         "report": report_stage,
     }

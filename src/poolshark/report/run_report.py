@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from poolshark.agents.loading import load_agent
+from poolshark.report.attribution import attribution_section
 from poolshark.report.headline import (
     EXPLOITERS,
     FIELDS,
@@ -98,6 +99,7 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
     headline_sections(report, figures, config)
     plateau_section(report, figures["exploiters"], config)
     probe_section(report, figures.get("probe") or {})
+    report.parts.append(attribution_section(figures.get("attribution") or {}))
 
     report.section("Hands in, rows out")
     simulate, ingest = figures["simulate"], figures["ingest"]
