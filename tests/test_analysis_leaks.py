@@ -204,6 +204,8 @@ def test_push_fold_reference_on_handmade_hands(preflop: PreflopMatrices) -> None
     assert call.stake_bb == pytest.approx(11.0)
     assert shove.significant
     assert not call.significant
+    too_few = {"shove.SB": "few (30)", "call_shove.BB": "few (30)"}
+    assert unranked(subject, PushFoldReference(preflop), 31) == too_few
     deep, _ = count_sample(records, label="deep", push_fold_max_bb=9.5)
     assert deep.chances[SHOVE] == 0
 

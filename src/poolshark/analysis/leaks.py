@@ -598,13 +598,16 @@ def unranked(
     subject: SpotSample, reference: Reference, min_opportunities: int = MIN_OPPORTUNITIES
 ) -> dict[str, str]:
     """Why each statistic with subject opportunities is left out: ``few`` (under the
-    minimum) or ``no reference`` (the reference cannot rate it)."""
+    minimum) or ``no reference`` (a sampled reference has too few of it); against the
+    push/fold equilibrium only its two statistics are listed."""
     rates = reference_rates(reference, subject, min_opportunities)
     out = {}
     for index, name in enumerate(LEAK_NAMES):
         count = int(subject.chances[index])
         if count == 0:
             continue
+        if isinstance(reference, PushFoldReference) and name not in PUSH_FOLD_NAMES:
+            continue  # the equilibrium rates only the push/fold statistics
         if count < min_opportunities:
             out[name] = f"few ({count})"
         elif name not in rates:

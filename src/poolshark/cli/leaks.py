@@ -94,6 +94,8 @@ def leaks_command(
         )
         return
     console.print(leak_table(leaks, subject, chosen))
+    if not leaks:
+        errors.print(f"no statistic has {min_opportunities} opportunities and a reference rate")
     few = sorted(name for name, why in left_out.items() if why.startswith("few"))
     if few:
         listed = ", ".join(f"{name} {left_out[name][4:]}" for name in few[:8])
