@@ -332,3 +332,27 @@ def test_cli_missing_source() -> None:
     result = runner.invoke(app, ["leaks", "/no/such/hands", "--reference", "push-fold"])
     assert result.exit_code == 2
     assert "no such file or folder" in result.output
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="the real sample shared/data/handhq-ps25 is absent")
+@pytest.mark.parametrize("pool", ["handhq-25nl", "micro-zoom"])
+def test_real_sample_against_shipped_pools(pool: str) -> None:
+    """The real sample against a simulated shipped pool: every ranked statistic has its
+    sample, scores are ordered and recomputable; the 21 short-stack spots are too few."""
+    result = runner.invoke(
+        app, ["leaks", str(REAL), "--reference", f"pool:{pool}", "--reference-hands", "4000",
+              "--top", "10", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["subject"]["hands"] == 2986
+    assert payload["push_fold_opportunities"]["shove.SB"] == 21
+    assert payload["unranked"]["shove.SB"] == "few (21)"
+    leaks = payload["leaks"]
+    assert len(leaks) == 10
+    for leak in leaks:
+        assert leak["opportunities"] >= 30
+        expected = abs(leak["difference"]) * leak["frequency_per_100"] * leak["stake_bb"]
+        assert leak["score"] == pytest.approx(expected)
+        assert leak["frequency_per_100"] == pytest.approx(100 * leak["opportunities"] / 2986)
+    assert [leak["score"] for leak in leaks] == sorted((x["score"] for x in leaks), reverse=True)
