@@ -118,6 +118,9 @@ def test_scores_worked_out_by_hand() -> None:
     }  # fmt: skip
     assert unranked(subject, reference)["three_bet.BB"] == "no reference"
     assert [leak.name for leak in find_leaks(subject, reference, top=1)] == ["open.BTN"]
+    against_itself = find_leaks(subject, subject, min_opportunities=1)
+    assert against_itself
+    assert all(leak.score == 0 and not leak.significant for leak in against_itself)
 
 
 def test_minimum_sample_filters_the_subject_and_the_reference() -> None:
