@@ -11,6 +11,7 @@ from poolshark.cli import (
     equity,
     exploit,
     ingest,
+    leaks,
     models,
     oracle,
     pool,
@@ -40,6 +41,7 @@ app.add_typer(data.app, name="data")
 app.add_typer(pool.app, name="pool")
 app.command("stats")(stats.stats_command)
 app.command("spots")(spots.spots_command)
+app.command("leaks")(leaks.leaks_command)
 app.add_typer(models.app, name="equity-net")
 app.command("eval")(eval_cli.eval_command)
 app.add_typer(exploit.app, name="exploit")
