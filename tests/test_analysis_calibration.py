@@ -98,6 +98,12 @@ def test_a_free_fold_counts_as_a_check() -> None:
     assert flop["kl"].item() == pytest.approx(0.0, abs=1e-12)
 
 
+def test_an_empty_frame_gives_an_empty_table() -> None:
+    table = model_against_data(hand_built().clear(), ["street"])
+    assert table.height == 0
+    assert {"kl", "z", "unreliable", "weight", "observed_fold_low"} <= set(table.columns)
+
+
 def test_bad_frames_are_refused() -> None:
     with pytest.raises(CalibrationError, match="p_raise"):
         model_against_data(hand_built().drop("p_raise"), ["street"])
