@@ -94,7 +94,7 @@ class Baselines:
         return result
 
 
-def _moves(probabilities: Floats) -> Floats:
+def move_probabilities(probabilities: Floats) -> Floats:
     """(N, 3) fold, check/call, raise (any size) from class probabilities."""
     return np.stack(
         [
@@ -125,7 +125,7 @@ def score(probabilities: Floats, dataset: ActionDataset) -> dict[str, Any]:
     kl = kl_moves = None
     if truth is not None:
         kl = kl_divergence(truth, probabilities)
-        kl_moves = kl_divergence(_moves(truth), _moves(probabilities))
+        kl_moves = kl_divergence(move_probabilities(truth), move_probabilities(probabilities))
 
     def figures(mask: npt.NDArray[np.bool_]) -> dict[str, Any]:
         out: dict[str, Any] = {
