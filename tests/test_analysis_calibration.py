@@ -254,3 +254,38 @@ def test_the_model_beats_a_uniform_prediction_on_its_own_pool(
         assert model.height >= 4, by
         assert model["weight"].to_numpy().sum() < 0.25 * blind["weight"].to_numpy().sum()
         assert np.median(model["z"].to_numpy()) < np.median(blind["z"].to_numpy())
+
+
+def test_the_spots_command_puts_the_model_beside_the_data(
+    tiny_model: Path, fresh_rows: pl.DataFrame, tmp_path: Path
+) -> None:
+    """``poolshark spots ROWS --model CKPT --json``: the model replays every hand of the
+    folder, the filter (flop only) applies after, and each group's observed frequencies
+    come from the rows."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from poolshark.cli import app
+
+    folder = tmp_path / "rows"
+    (folder / "rows").mkdir(parents=True)
+    fresh_rows.write_parquet(folder / "rows" / "part-0.parquet")
+    result = CliRunner().invoke(
+        app,
+        [
+            "spots", str(folder), "--by", "street,position", "--street", "flop",
+            "--model", str(tiny_model), "--draws", "4", "--json",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["dropped"] == {"fixed_limit": 0, "seat_count": 0, "inconsistent": 0}
+    groups = out["groups"]
+    assert {g["street"] for g in groups} == {"flop"}
+    flop = fresh_rows.filter(pl.col("street") == "flop")
+    assert sum(g["decisions"] for g in groups) == flop.height
+    for group in groups:
+        assert group["predicted_fold"] + group["predicted_call"] + group["predicted_raise"] == (
+            pytest.approx(1.0)
+        )

@@ -85,6 +85,18 @@ def spots_command(
         str | None,
         typer.Option("--sql", help="A Polars SQL query over table `rows` (spot columns added)."),
     ] = None,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            "--model",
+            help="A population model checkpoint: its predicted frequencies beside the observed "
+            "ones, with KL and z, worst spots first.",
+        ),
+    ] = None,
+    draws: Annotated[
+        int, typer.Option("--draws", help="--model: card pairs drawn from each range.", min=1)
+    ] = 16,
+    seed: Annotated[int, typer.Option("--seed", help="--model: seed of the card draws.")] = 0,
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the table as CSV.")] = None,
     parquet: Annotated[
         Path | None, typer.Option("--parquet", help="Also write the table as Parquet.")
@@ -114,8 +126,12 @@ def spots_command(
         frame = _load(rows, player)
         frame = where.apply(with_spots(frame))
         groups = [name.strip() for name in by.split(",") if name.strip()]
+        dropped: dict[str, int] | None = None
         if sql is not None:
             table = query_rows(frame, sql)
+        elif model is not None:
+            table, dropped = _against_model(rows, frame, model, groups, draws=draws, seed=seed)
+            table = table.filter(pl.col("decisions") >= min_decisions)
         else:
             mode: Weighting = "players" if weighting == "players" else "decisions"
             table = spot_table(
@@ -139,11 +155,70 @@ def spots_command(
                 "min_player_decisions": min_player_decisions,
                 "min_decisions": min_decisions,
                 "sql": sql,
+                "model": None if model is None else str(model),
+                "dropped": dropped,
                 "groups": _plain(table),
             }
         )
         return
+    if model is not None and sql is None:
+        console.print(model_table(table, title=f"{title}: the model {model} against the data"))
+        if dropped:
+            console.print(f"rows the model cannot score, left out: {dropped}")
+        return
     console.print(terminal_table(table, title=title))
+
+
+def _against_model(
+    rows: Path,
+    frame: pl.DataFrame,
+    checkpoint: Path,
+    groups: list[str],
+    *,
+    draws: int,
+    seed: int,
+) -> tuple[pl.DataFrame, dict[str, int]]:
+    """The model's predicted frequencies beside the observed ones per group of ``frame``
+    (the chosen rows), and the rows it could not score (by reason). The model predicts
+    over every row of the folder: it replays whole hands, so filters apply after."""
+    from poolshark.analysis.calibration import (  # lazy: loads torch
+        model_against_data,
+        predict_actions,
+    )
+
+    found = predict_actions(scan_rows(rows).collect(), checkpoint, seed=seed, draws=draws)
+    joined = frame.join(found.frame, on=["site", "hand_id", "action_index"], how="inner")
+    return model_against_data(joined, groups), dict(found.dropped)
+
+
+def model_table(table: pl.DataFrame, *, title: str) -> Table:
+    """A rich table of the model against the data: per move ``observed (interval) →
+    predicted``, then KL, z and the flag."""
+    out = Table(title=title, title_justify="left")
+    moves = ("fold", "call", "raise")
+    keys = [c for c in table.columns if c not in MODEL_FIGURES and not c.startswith(MODEL_PREFIXES)]
+    for column in [*keys, "decisions", *moves, "kl", "z", "unreliable"]:
+        out.add_column(column, justify="left" if column in keys else "right")
+    for record in table.iter_rows(named=True):
+        cells = [str(record[c]) for c in keys] + [f"{record['decisions']:,}"]
+        for move in moves:
+            low, high = record[f"observed_{move}_low"], record[f"observed_{move}_high"]
+            cells.append(
+                f"{100 * record[f'observed_{move}']:.1f}% ({100 * low:.0f}-{100 * high:.0f})"
+                f" → {100 * record[f'predicted_{move}']:.1f}%"
+            )
+        cells += [
+            f"{record['kl']:.4f}",
+            f"{record['z']:.1f}",
+            "yes" if record["unreliable"] else "",
+        ]
+        out.add_row(*cells)
+    return out
+
+
+MODEL_FIGURES = ("decisions", "hands", "players", "kl", "z", "unreliable", "weight")
+"""Columns of the model-against-data table that are figures, not group keys."""
+MODEL_PREFIXES = ("observed_", "predicted_")
 
 
 def _load(rows: Path, player: str | None) -> pl.DataFrame:
