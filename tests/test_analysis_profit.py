@@ -18,6 +18,7 @@ from poolshark.cards.card import parse_cards
 from poolshark.engine.config import GameConfig, Settlement
 from poolshark.engine.table import ForcedBets, Table
 from poolshark.histories.fast import file_rows
+from poolshark.histories.ingest import IngestError, ingest, scan_rows
 from poolshark.histories.record import HandRecord
 from poolshark.histories.replay import judge, record_from_table
 from poolshark.histories.rows import build_rows, reference_rows
@@ -288,3 +289,13 @@ def test_rows_without_the_outcome_columns_are_refused(rows: pl.DataFrame) -> Non
         decision_profit(rows.drop("won"))
     with pytest.raises(ValueError, match="'nope'"):
         next_actions(rows, ["nope"])
+
+
+def test_ingesting_into_rows_of_an_older_version_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "rows"
+    ingest([HANDS], out, workers=1)
+    assert scan_rows(out).collect().height == 26
+    (part,) = (out / "rows").glob("part-*.parquet")
+    pl.read_parquet(part).drop("won").write_parquet(part)  # as written before ``won``
+    with pytest.raises(IngestError, match="columns missing: won"):
+        ingest([HANDS], out, workers=1)
