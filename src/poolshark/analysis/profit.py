@@ -44,6 +44,12 @@ HAND = ("site", "hand_id")
 OUTCOME_COLUMNS = ("stack_start", "invested", "won")
 """The row columns action profit is computed from (added to the rows for it)."""
 
+ROW_INPUTS = (
+    *HAND, "action_index", "seat", "players", "big_blind", "stack", "street", "board",
+    "hole_cards", "players_alive", "action",
+)  # fmt: skip
+"""The other row columns :func:`decision_profit` reads (the all-in adjustment's)."""
+
 
 def decision_profit(rows: pl.DataFrame) -> pl.DataFrame:
     """The rows plus ``profit_bb`` and ``profit_ev_bb`` (Float64) per decision.
@@ -52,12 +58,13 @@ def decision_profit(rows: pl.DataFrame) -> pl.DataFrame:
     a hand must be present for the all-in adjustment (it needs each player's chips in the
     pots): compute profit before filtering rows to a spot.
     """
-    missing = [c for c in (*OUTCOME_COLUMNS, "stack", "big_blind") if c not in rows.columns]
+    missing = [c for c in OUTCOME_COLUMNS if c not in rows.columns]
     if missing:
         raise ValueError(
             f"the rows lack {', '.join(missing)}: re-ingest them with this version"
             " (the outcome columns were added for action profit)"
         )
+    _check_columns(rows, ROW_INPUTS)
     chips = pl.col("won") - pl.col("invested") + pl.col("stack_start") - pl.col("stack")
     bb = pl.col("big_blind").cast(pl.Float64)
     with_profit = rows.with_columns((chips.cast(pl.Float64) / bb).alias("profit_bb"))
