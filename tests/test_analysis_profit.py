@@ -299,3 +299,10 @@ def test_ingesting_into_rows_of_an_older_version_is_refused(tmp_path: Path) -> N
     pl.read_parquet(part).drop("won").write_parquet(part)  # as written before ``won``
     with pytest.raises(IngestError, match="columns missing: won"):
         ingest([HANDS], out, workers=1)
+
+
+def test_profit_keeps_the_rows_and_their_order(rows: pl.DataFrame, profit: pl.DataFrame) -> None:
+    shuffled = rows.sample(fraction=1.0, shuffle=True, seed=3)
+    again = decision_profit(shuffled)
+    assert again.drop("profit_bb", "profit_ev_bb").equals(shuffled)
+    assert again.sort("hand_id", "action_index").equals(profit.sort("hand_id", "action_index"))

@@ -70,7 +70,9 @@ def decision_profit(rows: pl.DataFrame) -> pl.DataFrame:
     with_profit = rows.with_columns((chips.cast(pl.Float64) / bb).alias("profit_bb"))
     adjustment = all_in_adjustments(rows)
     return (
-        with_profit.join(adjustment, on=[*HAND, "seat"], how="left", nulls_equal=True)
+        with_profit.join(
+            adjustment, on=[*HAND, "seat"], how="left", nulls_equal=True, maintain_order="left"
+        )
         .with_columns(
             (pl.col("profit_bb") + pl.col("ev_delta").fill_null(0.0) / bb).alias("profit_ev_bb")
         )
