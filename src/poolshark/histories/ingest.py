@@ -599,6 +599,7 @@ class _Store:
         self._lock = folder / "ingest.lock"
         self._take_lock()
         self._recover()
+        self._check_schema()
         previous = self._index_keys()
         self.keys = KeySet(max(1 << 16, 2 * previous.shape[0]))
         self.keys.add(previous)
@@ -627,6 +628,20 @@ class _Store:
             if index.name not in rows:
                 index.unlink()
         shutil.rmtree(self.folder / "staging", ignore_errors=True)
+
+    def _check_schema(self) -> None:
+        """Refuse to add rows to a folder whose rows have other columns (an older version's):
+        its parts could not be read as one frame."""
+        parts = sorted((self.folder / "rows").glob("part-*.parquet"))
+        if not parts:
+            return
+        found = pl.read_parquet_schema(parts[0])
+        if list(found) != ROW_SCHEMA.names():
+            missing = [name for name in ROW_SCHEMA.names() if name not in found]
+            raise IngestError(
+                f"{self.folder} holds rows of another version (columns missing:"
+                f" {', '.join(missing) or 'none'}; or in another order): ingest into a new folder"
+            )
 
     def _index_keys(self) -> UInt64s:
         parts = sorted((self.folder / "index").glob("part-*.parquet"))

@@ -5,8 +5,10 @@ the same frame and are kept side by side, so a change to one is seen next to the
 
 One row per recorded action (blind and ante posts are not actions): who acts from where,
 stacks, pot, price, how many players are in and still to act, the board, the betting so
-far as a compact string, and what the player did. The columns and their meaning are in
-``docs/histories.md`` ("Decision rows"); :data:`ROW_SCHEMA` is the typed polars schema.
+far as a compact string, what the player did, and how the hand ended for that player
+(starting stack, chips put in, chips won: what action profit needs). The columns and
+their meaning are in ``docs/histories.md`` ("Decision rows"); :data:`ROW_SCHEMA` is the
+typed polars schema.
 
 Two builders produce the same frame:
 
@@ -141,6 +143,9 @@ _COLUMNS: dict[str, pl.DataType] = {
     "raise_to": pl.Int64(),
     "raise_pot": pl.Float32(),
     "all_in": pl.Boolean(),
+    "stack_start": pl.Int64(),
+    "invested": pl.Int64(),
+    "won": pl.Int64(),
     "warning": pl.Enum(WARNINGS),
     "variants": pl.String(),
 }
@@ -727,6 +732,9 @@ def _columns(
         "amount": tracked.put_in[keep],
         "raise_to": pa.array(tracked.raise_to[keep], mask=code < 3),
         "all_in": tracked.all_in[keep].astype(np.bool_),
+        "stack_start": arrays.stack[seat_of],
+        "invested": tracked.final_total[seat_of],
+        "won": pa.array(arrays.winnings[seat_of], mask=arrays.has_winnings[hand_of] == 0),
         "warning": _enum(warning, WARNINGS),
         "variants": _variant_names(tracked.variants[hand_of]),
     }
@@ -938,6 +946,8 @@ def _reference_hand(record: HandRecord, salt: str) -> list[dict[str, Any]]:
             "players_to_act": waiting,
             "history": history,
             "current": current,
+            "stack_start": record.seats[seat].stack,
+            "won": None if record.winnings is None else record.winnings[seat],
             "warning": record.warnings[0] if record.warnings else None,
             "variants": ",".join(record.variants) or None,
         }
@@ -965,7 +975,7 @@ def _reference_hand(record: HandRecord, salt: str) -> list[dict[str, Any]]:
     _skip_unrecorded_checks(table, -1)
     if not table.done:
         raise HistoryError("rows-incomplete", "the actions end while a player still has to act")
-    return rows
+    return [row | {"invested": table.total[row["seat"]]} for row in rows]
 
 
 _ACTION_NAMES = {Move.FOLD: "fold", Move.CHECK_CALL: "check-call", Move.RAISE: "bet-raise"}
