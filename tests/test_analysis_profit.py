@@ -306,3 +306,48 @@ def test_profit_keeps_the_rows_and_their_order(rows: pl.DataFrame, profit: pl.Da
     again = decision_profit(shuffled)
     assert again.drop("profit_bb", "profit_ev_bb").equals(shuffled)
     assert again.sort("hand_id", "action_index").equals(profit.sort("hand_id", "action_index"))
+
+
+def test_the_spots_command_gives_profit_and_next_actions_of_whole_hands(
+    rows: pl.DataFrame, tmp_path: Path
+) -> None:
+    """``poolshark spots --profit`` / ``--next`` value and answer each decision within its
+    whole hand, then filter: the flop's figures equal those of the whole rows restricted
+    to the flop afterwards, and a decision whose answer came on a later street keeps it."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from poolshark.analysis.profit import with_next_action
+    from poolshark.cli import app
+
+    out = tmp_path / "rows"
+    ingest([HANDS], out, workers=1)
+    flop = pl.col("street") == "flop"
+
+    def run(option: str) -> list[dict[str, object]]:
+        args = ["spots", str(out), "--by", "street", "--street", "flop", option, "--json"]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        return sorted(json.loads(result.stdout)["groups"], key=lambda g: str(g["action"]))
+
+    expected_profit = action_profit(decision_profit(rows).filter(flop), ["street", "action"])
+    got_profit = run("--profit")
+    want = sorted(expected_profit.to_dicts(), key=lambda g: str(g["action"]))
+    assert [(g["action"], g["decisions"]) for g in got_profit] == [
+        (g["action"], g["decisions"]) for g in want
+    ]
+    assert [g["mean_bb"] for g in got_profit] == pytest.approx([g["mean_bb"] for g in want])
+
+    marked = with_next_action(rows).filter(flop)
+    want_next = sorted(
+        next_actions(marked, ["street", "action"]).to_dicts(), key=lambda g: str(g["action"])
+    )
+    got_next = run("--next")
+    assert [
+        (g["action"], g["answered"], g["fold"], g["check_call"], g["bet_raise"]) for g in got_next
+    ] == [
+        (g["action"], g["answered"], g["fold"], g["check_call"], g["bet_raise"]) for g in want_next
+    ]
+    cut = next_actions(rows.filter(flop), ["street", "action"])
+    assert cut["answered"].sum() < sum(int(g["answered"]) for g in got_next)

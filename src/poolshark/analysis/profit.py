@@ -275,11 +275,13 @@ def next_actions(rows: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
 
     ``answered`` counts the decisions that had a next decision by another player (the
     frequencies' denominator), ``ended`` those that had none (the hand ended), and
-    ``decisions``, ``hands``, ``players`` all of the group's decisions.
+    ``decisions``, ``hands``, ``players`` all of the group's decisions. Rows that already
+    carry ``next_action`` (:func:`with_next_action` run on whole hands before a filter)
+    are grouped as they are.
     """
     keys = list(by)
     _check_columns(rows, keys)
-    marked = with_next_action(rows)
+    marked = rows if "next_action" in rows.columns else with_next_action(rows)
     answer = pl.col("next_action")
     counts = (
         marked.group_by(keys)

@@ -10,6 +10,12 @@ import polars as pl
 import typer
 from rich.table import Table
 
+from poolshark.analysis.profit import (
+    action_profit,
+    decision_profit,
+    next_actions,
+    with_next_action,
+)
 from poolshark.analysis.spots import (
     ACTION_COLUMNS,
     SPOT_COLUMNS,
@@ -85,6 +91,21 @@ def spots_command(
         str | None,
         typer.Option("--sql", help="A Polars SQL query over table `rows` (spot columns added)."),
     ] = None,
+    profit: Annotated[
+        bool,
+        typer.Option(
+            "--profit",
+            help="Action profit: per spot and action, the bb won from the decision to the "
+            "end of the hand (all-in EV adjusted), with its interval and dispersion.",
+        ),
+    ] = False,
+    next_action: Annotated[
+        bool,
+        typer.Option(
+            "--next",
+            help="Next actions: per spot and action, how the next player to act answers.",
+        ),
+    ] = False,
     model: Annotated[
         Path | None,
         typer.Option(
@@ -123,12 +144,34 @@ def spots_command(
             depth=depth,
             facing=facing,
         )
-        frame = _load(rows, player)
+        replacing = {
+            "--sql": sql is not None,
+            "--model": model is not None,
+            "--profit": profit,
+            "--next": next_action,
+        }
+        chosen = [name for name, on in replacing.items() if on]
+        if len(chosen) > 1:
+            raise ValueError(f"choose one of {', '.join(chosen)}")
+        whole_hands = profit or next_action
+        frame = _load(rows, None if whole_hands else player)
+        if profit:
+            frame = decision_profit(frame)
+        if next_action:
+            frame = with_next_action(frame)
+        if whole_hands and player is not None:
+            frame = frame.filter(pl.col("player_id").is_in(_ids(player)))
         frame = where.apply(with_spots(frame))
         groups = [name.strip() for name in by.split(",") if name.strip()]
         dropped: dict[str, int] | None = None
         if sql is not None:
             table = query_rows(frame, sql)
+        elif profit:
+            table = action_profit(frame, [*groups, "action"])
+            table = table.filter(pl.col("decisions") >= min_decisions)
+        elif next_action:
+            table = next_actions(frame, [*groups, "action"])
+            table = table.filter(pl.col("decisions") >= min_decisions)
         elif model is not None:
             table, dropped = _against_model(rows, frame, model, groups, draws=draws, seed=seed)
             table = table.filter(pl.col("decisions") >= min_decisions)
@@ -156,10 +199,18 @@ def spots_command(
                 "min_decisions": min_decisions,
                 "sql": sql,
                 "model": None if model is None else str(model),
+                "profit": profit,
+                "next": next_action,
                 "dropped": dropped,
                 "groups": _plain(table),
             }
         )
+        return
+    if profit:
+        console.print(terminal_table(profit_view(table), title=f"Action profit: {title}"))
+        return
+    if next_action:
+        console.print(terminal_table(next_view(table), title=f"Next actions: {title}"))
         return
     if model is not None and sql is None:
         console.print(model_table(table, title=f"{title}: the model {model} against the data"))
@@ -221,14 +272,33 @@ MODEL_FIGURES = ("decisions", "hands", "players", "kl", "z", "unreliable", "weig
 MODEL_PREFIXES = ("observed_", "predicted_")
 
 
+def profit_view(table: pl.DataFrame) -> pl.DataFrame:
+    """The action-profit table for the terminal: the mean with its interval as text."""
+    interval = pl.format(
+        "{} ({} to {})",
+        *(pl.col(c).round(2) for c in ("mean_bb", "low_bb", "high_bb")),
+    ).alias("profit bb (95%)")
+    return table.with_columns(interval).drop("mean_bb", "low_bb", "high_bb", "se_bb")
+
+
+def next_view(table: pl.DataFrame) -> pl.DataFrame:
+    """The next-actions table for the terminal: each answer's share with its interval."""
+    slugs = ACTION_COLUMNS.values()
+    return table.drop(*slugs).rename({f"{slug}_freq": slug for slug in slugs})
+
+
+def _ids(player: str) -> list[str]:
+    """Player ids from a comma-separated option."""
+    return [part.strip() for part in player.split(",") if part.strip()]
+
+
 def _load(rows: Path, player: str | None) -> pl.DataFrame:
     """The decision rows in folder ``rows``, of the given players if any."""
     if not rows.is_dir():
         raise ValueError(f"no rows folder at {rows}: give the --out folder of poolshark ingest")
     frame = scan_rows(rows)
     if player is not None:
-        ids = [part.strip() for part in player.split(",") if part.strip()]
-        frame = frame.filter(pl.col("player_id").is_in(ids))
+        frame = frame.filter(pl.col("player_id").is_in(_ids(player)))
     collected = frame.collect()
     if collected.is_empty():
         who = f" of player(s) {player}" if player is not None else ""
