@@ -559,14 +559,19 @@ def attribution_stage(run: Run) -> dict[str, Any]:
         return {"skipped": "attribution_hands = 0"}
     torch.set_num_threads(config.threads)
     exploiter = run.figures["exploiters"]["seeds"][0]["model"]["checkpoint"]
-    settings = {
-        "hands": config.attribution_hands,
-        "seed": match_seed(config, 0),
-        "rake_percent": config.rake_percent,
-        "rake_cap_bb": config.rake_cap_bb,
-    }
-    model = attribute_edge(exploiter, run.figures["population"]["main"]["checkpoint"], **settings)
-    pool = attribute_edge(exploiter, f"pool:{config.pool}", **settings)
+
+    def split(field: str) -> dict[str, Any]:
+        return attribute_edge(
+            exploiter,
+            field,
+            hands=config.attribution_hands,
+            seed=match_seed(config, 0),
+            rake_percent=config.rake_percent,
+            rake_cap_bb=config.rake_cap_bb,
+        )
+
+    model = split(run.figures["population"]["main"]["checkpoint"])
+    pool = split(f"pool:{config.pool}")
     run.log(
         f"  plain exploiter: {model['total']['bb_per_100']:+.1f} bb/100 vs the model, "
         f"{pool['total']['bb_per_100']:+.1f} vs the true pool, split by spot"
