@@ -30,7 +30,7 @@ from poolshark.histories.ingest import ingest, scan_rows
 from poolshark.histories.rows import anonymize
 from poolshark.pool.stats import wilson_interval
 
-HANDS = Path(__file__).parent / "data" / "analysis"
+HANDS = Path(__file__).parent / "data" / "analysis" / "spots_hands.txt"
 SAMPLE = Path(__file__).parents[2] / "shared" / "data" / "handhq-ps25"
 runner = CliRunner()
 
