@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from poolshark.agents.loading import load_agent
+from poolshark.analysis.spots import spot_table, with_spots
+from poolshark.histories.ingest import scan_rows
 from poolshark.report.attribution import attribution_section
 from poolshark.report.headline import (
     EXPLOITERS,
@@ -28,6 +30,7 @@ from poolshark.report.headline import (
 from poolshark.report.html import HtmlReport
 from poolshark.report.plots import WinRate, training_curves, win_rates
 from poolshark.report.range_chart import draw_chart
+from poolshark.report.spot_tables import add_spot_table
 from poolshark.report.spots import Spot, action_shares, spot_decisions
 
 CHART_SPOT = Spot("BTN", opener="CO")
@@ -125,6 +128,15 @@ def build_report(figures: Mapping[str, Any], out: Path, config: Mapping[str, Any
             if isinstance(s, Mapping)
         ],
     )
+
+    rows = Path(ingest["main"]["out"])
+    if rows.is_dir():
+        by_spot = spot_table(with_spots(scan_rows(rows).collect()), ["street", "pot_type"])
+        add_spot_table(
+            report,
+            by_spot,
+            heading="The pool by spot (main rows; poolshark spots ROWS --by street,pot_type)",
+        )
 
     report.section("Population models")
     source = _imputer_words(str(config.get("imputer", "exact")))
