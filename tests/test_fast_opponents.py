@@ -4,6 +4,7 @@ population-model checkpoint."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -132,3 +133,26 @@ def test_distilled_checkpoint_loads_as_a_population_agent(tmp_path: Path) -> Non
     assert student.size_fractions.tolist() == SIZES
     payload = torch.load(tmp_path / "student.pt", weights_only=False)
     assert payload["distillation"]["held_out"]["kl_mean"] == report.held_out.kl_mean
+
+
+def test_pooling_equals_masked_amax_and_mean() -> None:
+    """The forward pass's pooling of opponent rows (unrolled maximum) gives exactly the
+    masked mean and masked amax over present rows, any presence pattern included none."""
+    torch.manual_seed(5)
+    net = PopulationNet(width=16, depth=1, class_embedding=4, opponent_width=8).eval()
+    features = opponent_features(_teacher(), 16, 1, [2], untrained_policy(0))
+    tensors = FeatureTensors.of(features)
+    presence = (torch.rand(len(tensors), 9, 1) < 0.5).float()
+    presence[:3] = 0.0
+    opponents = tensors.opponents.clone()
+    opponents[:, :, :1] = presence
+    tensors = replace(tensors, opponents=opponents)
+    encoded = net.opponent_encoder(tensors.opponents)
+    count = presence.sum(dim=1).clamp(min=1.0)
+    mean = (encoded * presence).sum(dim=1) / count
+    largest = torch.where(presence > 0, encoded, torch.zeros_like(encoded)).amax(dim=1)
+    embedded = net.hand_classes(tensors.hand_class)
+    inputs = torch.cat([tensors.public, tensors.hand, embedded, mean, largest], dim=1)
+    expected = net.head(net.blocks(torch.relu(net.stem(inputs)))).masked_fill(~tensors.legal, -1e9)
+    with torch.no_grad():
+        assert torch.equal(net(tensors), expected.detach())
