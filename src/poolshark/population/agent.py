@@ -21,6 +21,7 @@ without any raise gets the raise mass on check/call.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,15 @@ def decision_states(decisions: Decisions) -> DecisionStates:
     )
 
 
+def trim_opponent_rows(features: DecisionFeatures) -> DecisionFeatures:
+    """The features with the opponent rows no decision fills dropped (rows are filled from
+    the first, so every row at or past the largest count of present rows is absent; at
+    least one row is kept)."""
+    present = features.opponents[:, :, 0] > 0
+    used = max(1, int(present.sum(axis=1).max(initial=0)))
+    return replace(features, opponents=features.opponents[:, :used])
+
+
 class PopulationAgent:
     """The population model playing every seat it is given (see the module docstring).
 
@@ -117,14 +127,20 @@ class PopulationAgent:
         """The model's inputs for a batch of live decisions."""
         return featurize(decision_states(decisions), self.ranges)
 
-    @torch.no_grad()
     def class_probabilities(self, decisions: Decisions) -> Floats:
-        """(D, 14) the model's distribution over its action classes, one forward pass."""
+        """(D, 14) the model's distribution over its action classes, one forward pass.
+
+        Only as many opponent rows as the fullest decision of the batch fills go through
+        the network (a 6-max table fills at most 5 of the 9, a heads-up pot 1): the rest
+        are absent rows, which add nothing to the pooled mean and max, so the answer is the
+        same as over all 9 (:func:`trim_opponent_rows`).
+        """
         if decisions.size == 0:
             return np.zeros((0, N_CLASSES))
-        batch = FeatureTensors.of(self.features(decisions), self.device)
-        logits = self.model(batch)
-        probabilities: Floats = torch.softmax(logits.double(), dim=1).cpu().numpy()
+        features = trim_opponent_rows(self.features(decisions))
+        with torch.inference_mode():
+            logits = self.model(FeatureTensors.of(features, self.device))
+            probabilities: Floats = torch.softmax(logits.double(), dim=1).cpu().numpy()
         return probabilities
 
     def raise_amounts(self, decisions: Decisions) -> Int64s:
