@@ -264,10 +264,10 @@ def simulated_dataset(
             progress(stop, len(hands))
     if not parts:
         raise ActionDataError("no hands to build rows from")
-    return _join_same_players(parts)
+    return join_same_players(parts)
 
 
-def _join_same_players(parts: Sequence[ActionDataset]) -> ActionDataset:
+def join_same_players(parts: Sequence[ActionDataset]) -> ActionDataset:
     """Concatenate parts that share player ids and hand numbering."""
     first = parts[0]
     return ActionDataset(
