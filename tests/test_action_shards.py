@@ -4,6 +4,7 @@ once per epoch and resume mid-epoch."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +28,12 @@ from poolshark.population.shards import (
     pack,
     unpack,
     write_shards,
+)
+from poolshark.population.train import (
+    PopulationTrainConfig,
+    read_checkpoint,
+    remove_data_caches,
+    train_population,
 )
 
 
@@ -140,3 +147,73 @@ def test_stream_resumes_mid_epoch(rows: ActionDataset, tmp_path: Path, start: in
     resumed = _epoch(stream, 2, start)
     assert len(resumed) == len(whole) - start
     assert all(torch.equal(a, b) for a, b in zip(whole[start:], resumed, strict=True))
+
+
+TINY = {"width": 64, "depth": 1, "opponent_width": 16, "class_embedding": 8, "batch_size": 256}
+
+
+@pytest.fixture(scope="module")
+def both_paths(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The same small run in memory and streamed (several shards and fills)."""
+    root = tmp_path_factory.mktemp("paths")
+    base = PopulationTrainConfig(
+        pool="micro-zoom", hands=1500, ranges="uniform", out=root / "memory", epochs=4,
+        threads=1, seed=3, shard_rows=1500, shuffle_buffer=4000, **TINY,
+    )  # fmt: skip
+    streamed = base.model_copy(update={"out": root / "stream", "stream": True})
+    return base, train_population(base), streamed, train_population(streamed)
+
+
+def test_streamed_training_matches_the_in_memory_path(both_paths) -> None:  # type: ignore[no-untyped-def]
+    _, memory, streamed_config, streamed = both_paths
+    assert not (Path(streamed_config.out) / "data.npz").exists()
+    manifest = open_shards(Path(streamed_config.out) / "shards")
+    assert manifest.shards >= 8
+    assert streamed.train_rows == memory.train_rows
+    assert streamed.val_rows == memory.val_rows
+    one = read_checkpoint(Path(memory.best_checkpoint))
+    other = read_checkpoint(Path(streamed.best_checkpoint))
+    assert one["data_fingerprint"] == other["data_fingerprint"] == manifest.fingerprint
+    assert one["size_fractions"] == other["size_fractions"]
+    a, b = memory.validation, streamed.validation
+    for kind in ("uniform", "majority", "context", "truth"):
+        assert a[kind] == b[kind], kind  # same validation rows, same baselines
+    assert abs(a["model"]["nll"] - b["model"]["nll"]) < 0.03
+    assert abs(a["model"]["accuracy"] - b["model"]["accuracy"]) < 0.02
+    assert abs(a["model"]["kl"] - b["model"]["kl"]) < 0.2 * a["model"]["kl"]
+    assert b["model"]["nll"] < b["context"]["nll"]  # it learned, as the in-memory run does
+
+
+def test_streamed_run_resumes_mid_epoch_bit_for_bit(both_paths, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _, _, config, result = both_paths
+    per_epoch = result.train_rows // config.batch_size
+    stop = per_epoch + 25  # in the second epoch, past its first fill
+    runs = {}
+    for name in ("whole", "broken"):
+        out = tmp_path / name
+        shutil.copytree(Path(config.out) / "shards", out / "shards")
+        shutil.copy(Path(config.out) / "data.json", out / "data.json")
+        runs[name] = config.model_copy(update={"out": out, "epochs": 2, "checkpoint_every": 7})
+    train_population(runs["whole"])
+
+    class StopError(Exception):
+        pass
+
+    def stop_at(step: int, _total: int) -> None:
+        if step == stop:
+            raise StopError
+
+    with pytest.raises(StopError):
+        train_population(runs["broken"], on_step=stop_at)
+    saved = read_checkpoint(Path(runs["broken"].out) / "last.pt")
+    assert saved["global_step"] == 7 * ((stop - 1) // 7)
+    assert saved["epoch"] == 1
+    assert saved["step_in_epoch"] * config.batch_size > config.shuffle_buffer
+    train_population(runs["broken"], resume=True)
+    whole = read_checkpoint(Path(runs["whole"].out) / "last.pt")
+    broken = read_checkpoint(Path(runs["broken"].out) / "last.pt")
+    for key, value in whole["model"].items():
+        assert torch.equal(value, broken["model"][key]), key
+    assert whole["history"] == broken["history"]
+    assert remove_data_caches(Path(runs["whole"].out)) > 0
+    assert not (Path(runs["whole"].out) / "shards").exists()

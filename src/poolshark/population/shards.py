@@ -266,14 +266,19 @@ class ShardManifest:
         """One array of every shard, concatenated (for the small per-row columns)."""
         return np.concatenate([self.read(s, (name,))[name] for s in range(self.shards)])
 
+    def by_shard(self, rows: Int64s) -> list[Int64s]:
+        """Global row indices (sorted) as each shard's local ones."""
+        bounds = np.cumsum((0, *self.shard_rows))
+        cuts = np.searchsorted(rows, bounds)
+        return [rows[cuts[s] : cuts[s + 1]] - bounds[s] for s in range(self.shards)]
+
     def select(self, rows: Int64s) -> ActionDataset:
         """The rows at global indices ``rows`` (sorted), read shard by shard."""
-        bounds = np.cumsum((0, *self.shard_rows))
-        parts = []
-        for shard in range(self.shards):
-            local = rows[(rows >= bounds[shard]) & (rows < bounds[shard + 1])] - bounds[shard]
-            if local.size:
-                parts.append(self.dataset(shard, local))
+        parts = [
+            self.dataset(shard, local)
+            for shard, local in enumerate(self.by_shard(rows))
+            if local.size
+        ]
         if not parts:
             raise ShardError("no rows selected")
         return join_same_players(parts)
