@@ -3,8 +3,9 @@ a run's memory is bounded by its configuration (shard and shuffle-buffer sizes),
 number of rows (issue 23).
 
 **Writing** (:class:`ShardWriter`, :func:`write_shards`): rows arrive in parts (any sizes)
-and leave in shards of ``shard_rows`` rows, each a folder ``shard-NNNNNN/`` of one ``.npy``
-per array, written under a temporary name and renamed whole; ``manifest.json`` is written
+and leave in shards of ``shard_rows`` rows, each one deflate-compressed ``shard-NNNNNN.npz``
+(one ``.npy`` member per column, and a reader decompresses only the columns it asks for),
+written under a temporary name and renamed; ``manifest.json`` is written
 last (atomically), so a folder with a manifest is complete. Arrays are stored compactly
 and losslessly: the columns of a float array whose values are all exactly 0 or 1 (not -0.0; the
 one-hots and flags, most of the features) as ``uint8``, the rest as they are, and integer
@@ -25,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -76,7 +76,6 @@ def pack(array: npt.NDArray[Any]) -> tuple[Arrays, dict[str, Any]]:
     if array.dtype.kind == "f" and array.ndim >= 2:
         flat = array.reshape(array.shape[0], int(np.prod(array.shape[1:])))
         binary = ((flat == 1) | ((flat == 0) & ~np.signbit(flat))).all(axis=0)
-        info["packing"] = "bits"
         return {
             "binary": binary,
             "bits": flat[:, binary].astype(np.uint8),
@@ -85,16 +84,14 @@ def pack(array: npt.NDArray[Any]) -> tuple[Arrays, dict[str, Any]]:
     if array.dtype.kind in "iu" and array.size:
         low, high = int(array.min()), int(array.max())
         narrow = next(t for t in _INTEGERS if np.iinfo(t).min <= low and high <= np.iinfo(t).max)
-        info["packing"] = "int"
         return {"values": array.astype(narrow)}, info
-    info["packing"] = "plain"
     return {"values": array}, info
 
 
 def unpack(files: Arrays, info: dict[str, Any], rows: Int64s | None = None) -> npt.NDArray[Any]:
     """The array :func:`pack` stored (only ``rows``, when given), bit for bit."""
     dtype = np.dtype(info["dtype"])
-    if info["packing"] == "bits":
+    if "bits" in files:
         bits, rest = files["bits"], files["rest"]
         if rows is not None:
             bits, rest = bits[rows], rest[rows]
@@ -111,7 +108,7 @@ def unpack(files: Arrays, info: dict[str, Any], rows: Int64s | None = None) -> n
 
 
 def _shard_name(index: int) -> str:
-    return f"shard-{index:06d}"
+    return f"shard-{index:06d}.npz"
 
 
 class ShardWriter:
@@ -126,8 +123,8 @@ class ShardWriter:
         if (self.folder / MANIFEST).exists():
             raise ShardError(f"{str(self.folder)!r} already holds shards: write to a new folder")
         self.folder.mkdir(parents=True, exist_ok=True)
-        for stale in self.folder.glob("shard-*"):  # left by a writer that was killed
-            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+        for stale in (*self.folder.glob("shard-*"), *self.folder.glob(".shard-*")):
+            stale.unlink()  # left by a writer that was killed
         self.shard_rows = shard_rows
         self.player_ids: tuple[str, ...] | None = None
         self.pending: list[ActionDataset] = []
@@ -168,19 +165,14 @@ class ShardWriter:
 
     def _write(self, rows: ActionDataset) -> None:
         name = _shard_name(len(self.sizes))
-        temporary = self.folder / f".{name}.tmp"
-        if temporary.exists():
-            shutil.rmtree(temporary)
-        temporary.mkdir()
+        temporary = self.folder / f".{name}.tmp.npz"
+        members: Arrays = {}
         for column, array in rows.arrays().items():
             files, info = pack(array)
-            known = self.columns.setdefault(column, {k: info[k] for k in ("dtype", "shape")})
-            if known != {k: info[k] for k in ("dtype", "shape")}:
+            if self.columns.setdefault(column, info) != info:
                 raise ShardError(f"column {column!r} changed type or shape between parts")
-            with open(temporary / f"{column}.json", "w") as handle:
-                json.dump(info, handle)
-            for part, values in files.items():
-                np.save(temporary / f"{column}.{part}.npy", values, allow_pickle=False)
+            members.update({f"{column}.{part}": values for part, values in files.items()})
+        np.savez_compressed(temporary, allow_pickle=False, **members)
         os.replace(temporary, self.folder / name)
         self.sizes.append(rows.size)
 
@@ -240,15 +232,17 @@ class ShardManifest:
         self, shard: int, columns: Sequence[str] | None = None, rows: Int64s | None = None
     ) -> Arrays:
         """The arrays ``columns`` (default all) of one shard, only ``rows`` when given."""
-        folder = self.folder / _shard_name(shard)
         out: Arrays = {}
-        for column in columns or tuple(self.columns):
-            if column not in self.columns:
-                raise ShardError(f"no column {column!r} in the shards at {str(self.folder)!r}")
-            info = json.loads((folder / f"{column}.json").read_text())
-            parts = ("binary", "bits", "rest") if info["packing"] == "bits" else ("values",)
-            files = {p: np.load(folder / f"{column}.{p}.npy", allow_pickle=False) for p in parts}
-            out[column] = unpack(files, info, rows)
+        with np.load(self.folder / _shard_name(shard), allow_pickle=False) as members:
+            for column in columns or tuple(self.columns):
+                if column not in self.columns:
+                    raise ShardError(f"no column {column!r} in the shards at {str(self.folder)!r}")
+                files = {
+                    name.split(".", 1)[1]: members[name]
+                    for name in members.files
+                    if name.split(".", 1)[0] == column
+                }
+                out[column] = unpack(files, self.columns[column], rows)
         return out
 
     def dataset(self, shard: int, rows: Int64s | None = None) -> ActionDataset:
