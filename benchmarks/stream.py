@@ -16,9 +16,11 @@ batch of 512), which reports:
 * ``peak_rss_mb``: the child's peak resident memory (``VmHWM`` of ``/proc/self/status``),
   all of the run: loading the rows, training, validation; ``base_rss_mb`` is the same
   process before it reads any row (Python, torch, numba);
-* ``rows_per_s``: training rows per wall second over the steps (between consecutive
-  ``on_step`` calls within an epoch; the pauses for validation are left out), the
-  streamed path's reads of its fills included;
+* ``rows_per_cpu_s`` and ``rows_per_s``: training rows per CPU-second of the child
+  (``time.process_time``: steadier on a shared machine, as in ``benchmarks/train.py``) and
+  per wall second, over the steps (between consecutive ``on_step`` calls within an epoch;
+  the pauses for validation are left out), the streamed path's reads and decompression
+  of its fills included;
 * ``run_s``: the whole ``train_population`` call, and the best epoch's validation figures.
 
 Speed claims are the ratio streamed / in-memory measured in the same run. The shuffle
@@ -26,8 +28,8 @@ buffer and shard size are the defaults unless ``--shuffle-buffer`` / ``--shard-r
 
 The last line printed is one JSON object: ``runs`` (one dict per size and path with the
 figures above and ``rows``), ``disk_mb`` (``npz`` and ``shards`` per size),
-``write_s`` (per size and form), ``ratio_rows_per_s`` and ``ratio_peak_rss`` (streamed over
-in-memory, per size), and the options given.
+``write_s`` (per size and form), ``ratio_rows_per_cpu_s`` and ``ratio_peak_rss`` (streamed
+over in-memory, per size), and the options given.
 """
 
 from __future__ import annotations
@@ -70,11 +72,11 @@ def child(config_json: str) -> None:
     """Train one run as the config says and print its figures (one JSON line)."""
     torch.set_num_threads(1)
     config = PopulationTrainConfig.model_validate(json.loads(config_json))
-    stamps: list[tuple[int, float]] = []
+    stamps: list[tuple[float, float]] = []
     epochs_ended: list[int] = []
 
     def on_step(step: int, _total: int) -> None:
-        stamps.append((step, time.perf_counter()))
+        stamps.append((time.perf_counter(), time.process_time()))
 
     def on_epoch(_entry: dict[str, float]) -> None:
         epochs_ended.append(len(stamps))
@@ -84,15 +86,18 @@ def child(config_json: str) -> None:
     result = train_population(config, on_step=on_step, on_epoch=on_epoch)
     run_s = time.perf_counter() - started
     breaks = set(epochs_ended)
-    seconds = sum(stamps[i][1] - stamps[i - 1][1] for i in range(1, len(stamps)) if i not in breaks)
-    steps = len(stamps) - len(breaks)
+    timed = [i for i in range(1, len(stamps)) if i not in breaks]
+    seconds = sum(stamps[i][0] - stamps[i - 1][0] for i in timed)
+    cpu_seconds = sum(stamps[i][1] - stamps[i - 1][1] for i in timed)
+    rows = len(timed) * config.batch_size
     validation = (result.validation or {}).get("model", {})
     print(
         json.dumps(
             {
                 "peak_rss_mb": _rss_mb(),
                 "base_rss_mb": base,
-                "rows_per_s": steps * config.batch_size / seconds if seconds > 0 else 0.0,
+                "rows_per_s": rows / seconds if seconds > 0 else 0.0,
+                "rows_per_cpu_s": rows / cpu_seconds if cpu_seconds > 0 else 0.0,
                 "run_s": run_s,
                 "train_rows": result.train_rows,
                 "val_nll": validation.get("nll"),
@@ -187,7 +192,7 @@ def main() -> None:
 
     by = {(r["hands"], r["path"]): r for r in runs}
     ratio_speed = {
-        str(h): by[h, "stream"]["rows_per_s"] / by[h, "memory"]["rows_per_s"] for h in sizes
+        str(h): by[h, "stream"]["rows_per_cpu_s"] / by[h, "memory"]["rows_per_cpu_s"] for h in sizes
     }
     ratio_rss = {
         str(h): by[h, "stream"]["peak_rss_mb"] / by[h, "memory"]["peak_rss_mb"] for h in sizes
@@ -196,18 +201,19 @@ def main() -> None:
         print_table(
             f"Population training, in memory vs streamed ({epochs} epochs, 1 thread, "
             f"shards of {shard_rows:,} rows, shuffle buffer {shuffle_buffer:,})",
-            ["hands / path", "rows", "peak RSS MB", "base RSS MB", "rows/s", "run s",
-             "val NLL", "val acc"],
+            ["hands / path", "rows", "peak RSS MB", "base RSS MB", "rows/CPU-s", "rows/s",
+             "run s", "val NLL", "val acc"],
             [
                 [f"{r['hands']:,} {r['path']}", r["rows"], r["peak_rss_mb"], r["base_rss_mb"],
-                 r["rows_per_s"], r["run_s"], r["val_nll"], r["val_accuracy"]]
+                 r["rows_per_cpu_s"], r["rows_per_s"], r["run_s"], r["val_nll"],
+                 r["val_accuracy"]]
                 for r in runs
             ],
         )  # fmt: skip
         print_table(
             "Disk and write time",
             ["hands", "npz MB", "shards MB", "npz write s", "shards write s",
-             "stream/memory rows/s", "stream/memory peak RSS"],
+             "stream/memory rows/CPU-s", "stream/memory peak RSS"],
             [
                 [h, disk[str(h)]["npz"], disk[str(h)]["shards"], write_s[str(h)]["npz"],
                  write_s[str(h)]["shards"], ratio_speed[str(h)], ratio_rss[str(h)]]
@@ -219,7 +225,7 @@ def main() -> None:
             "runs": runs,
             "disk_mb": disk,
             "write_s": write_s,
-            "ratio_rows_per_s": ratio_speed,
+            "ratio_rows_per_cpu_s": ratio_speed,
             "ratio_peak_rss": ratio_rss,
             "epochs": epochs,
             "shard_rows": shard_rows,

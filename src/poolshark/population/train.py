@@ -35,7 +35,7 @@ import math
 import shutil
 import time
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -53,10 +53,11 @@ from poolshark.population import CHECKPOINT_KIND
 from poolshark.population.actions import FIRST_RAISE_CLASS, N_SIZES, SIZE_CENTERS
 from poolshark.population.data import (
     ActionDataset,
+    join_same_players,
     load_dataset,
     rows_dataset,
     save_dataset,
-    simulated_dataset,
+    simulated_parts,
 )
 from poolshark.population.model import (
     FeatureTensors,
@@ -78,8 +79,8 @@ from poolshark.population.shards import (
     ShardError,
     ShardManifest,
     ShardStream,
+    ShardWriter,
     open_shards,
-    write_shards,
 )
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import select_hands
@@ -273,15 +274,34 @@ def build_dataset(
     progress: Progress | None = None,
     only_player: str | None = None,
 ) -> tuple[ActionDataset, dict[str, Any]]:
-    """The training rows a data config describes, and what building them reported.
+    """The training rows a data config describes, and what building them reported (the
+    parts of :func:`build_parts` joined).
 
     ``only_player`` (an id, or ``auto`` for the player seated most often) keeps just the
     hands that player sat in, before any feature is computed (fine-tuning needs no more).
     """
+    info: dict[str, Any] = {}
+    parts = list(build_parts(data, info, seed=seed, progress=progress, only_player=only_player))
+    return join_same_players(parts), info
+
+
+def build_parts(
+    data: DataConfig,
+    info: dict[str, Any],
+    *,
+    seed: int = 0,
+    progress: Progress | None = None,
+    only_player: str | None = None,
+) -> Iterator[ActionDataset]:
+    """The rows of :func:`build_dataset` in parts, in order: ingested rows in one part,
+    simulated hands a chunk at a time (a streamed run writes each to its shards and keeps
+    none), ``holdout_player`` and ``max_rows`` applied. ``info`` gets what building
+    reported, complete once the parts are exhausted."""
     source = range_source_from_spec(data.range_spec())
     imputer = range_source_from_spec(data.imputer) if data.imputer is not None else None
-    info: dict[str, Any] = {"range_source": data.range_spec()}
+    info["range_source"] = data.range_spec()
     started = time.perf_counter()
+    parts: Iterable[ActionDataset]
     if data.rows is not None:
         if not Path(data.rows).is_dir():
             raise PopulationTrainingError(f"no ingested rows folder at {str(data.rows)!r}")
@@ -289,7 +309,10 @@ def build_dataset(
         if frame.height == 0:
             raise PopulationTrainingError(f"{str(data.rows)!r} holds no decision rows")
         dataset, report = rows_dataset(frame, source, imputer=imputer, seed=seed)
+        del frame
         info["rows"] = report.as_dict()
+        player_ids, parts = dataset.player_ids, (dataset,)
+        del dataset
     else:
         if data.pool is None or data.hands is None:
             raise PopulationTrainingError("simulating needs both pool and hands")
@@ -306,23 +329,32 @@ def build_dataset(
                 raise PopulationTrainingError(f"no player {only_player!r} in pool {pool.name}")
             hands = select_hands(hands, np.flatnonzero((hands.players == player).any(axis=1)))
             info["player_hands"] = len(hands)
-        dataset = simulated_dataset(
+        player_ids = pool.player_names
+        parts = simulated_parts(
             hands, source, hidden=data.hidden, imputer=imputer, seed=seed, progress=progress
         )
         info["hands"] = len(hands)
+    held = None
     if data.holdout_player is not None:
-        if data.holdout_player not in dataset.player_ids:
+        if data.holdout_player not in player_ids:
             raise PopulationTrainingError(f"no player {data.holdout_player!r} in the data")
-        held = dataset.player_ids.index(data.holdout_player)
-        keep = np.flatnonzero(dataset.player != held)
-        info["holdout_player_rows"] = int(dataset.size - keep.size)
-        dataset = dataset.subset(keep)
-    if data.max_rows is not None and dataset.size > data.max_rows:
-        dataset = dataset.subset(slice(0, data.max_rows))
-    info["rows_built"] = dataset.size
-    info["imputed_rows"] = int(dataset.imputed.sum())
+        held = player_ids.index(data.holdout_player)
+    built = imputed = held_rows = 0
+    for part in parts:
+        if held is not None:
+            keep = np.flatnonzero(part.player != held)
+            held_rows += part.size - keep.size
+            part = part.subset(keep)
+        if data.max_rows is not None and built + part.size > data.max_rows:
+            part = part.subset(slice(0, data.max_rows - built))
+        built += part.size
+        imputed += int(part.imputed.sum())
+        yield part
+    if held is not None:
+        info["holdout_player_rows"] = held_rows
+    info["rows_built"] = built
+    info["imputed_rows"] = imputed
     info["build_seconds"] = time.perf_counter() - started
-    return dataset, info
 
 
 def split_hands(hand_key: Int64s, fractions: tuple[float, ...], seed: int) -> list[Int64s]:
@@ -484,16 +516,20 @@ def prepared_shards(
 ) -> tuple[ShardManifest, dict[str, Any]]:
     """The run's rows as shards (a streamed run's :func:`prepared_data`): ``<out>/shards``
     when resuming (or already written by this run), else built from the data config and
-    written there. Building still holds every row once, before the shards are written."""
+    written there. Simulated hands are built a chunk at a time and never held whole;
+    ingested rows are still built whole first (one part)."""
     folder = Path(config.out) / SHARD_CACHE
     info_path = Path(config.out) / "data.json"
     if (folder / "manifest.json").exists() and (resume or info_path.exists()):
         info = json.loads(info_path.read_text()) if info_path.exists() else {}
         return open_shards(folder), info
-    dataset, info = build_dataset(config.data_config(), seed=config.seed, progress=progress)
     if folder.exists():  # a writer killed before its manifest: start the shards over
         shutil.rmtree(folder)
-    manifest = write_shards(dataset, folder, shard_rows=config.shard_rows)
+    writer = ShardWriter(folder, shard_rows=config.shard_rows)
+    info = {}
+    for part in build_parts(config.data_config(), info, seed=config.seed, progress=progress):
+        writer.append(part)
+    manifest = writer.close()
     info_path.write_text(json.dumps(info, indent=2) + "\n")
     return manifest, info
 
