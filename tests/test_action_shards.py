@@ -30,7 +30,10 @@ from poolshark.population.shards import (
     write_shards,
 )
 from poolshark.population.train import (
+    DataConfig,
     PopulationTrainConfig,
+    build_dataset,
+    build_parts,
     read_checkpoint,
     remove_data_caches,
     train_population,
@@ -217,3 +220,23 @@ def test_streamed_run_resumes_mid_epoch_bit_for_bit(both_paths, tmp_path) -> Non
     assert whole["history"] == broken["history"]
     assert remove_data_caches(Path(runs["whole"].out)) > 0
     assert not (Path(runs["whole"].out) / "shards").exists()
+
+
+def test_chunked_build_writes_the_rows_the_in_memory_build_holds(tmp_path: Path) -> None:
+    data = DataConfig(
+        pool="micro-zoom", hands=300, ranges="uniform", hidden="showdown",
+        holdout_player=load_pool("micro-zoom").player_names[1], max_rows=2500,
+    )  # fmt: skip
+    whole, info = build_dataset(data, seed=4)
+    writer = ShardWriter(tmp_path / "s", shard_rows=600)
+    streamed_info: dict[str, object] = {}
+    for part in build_parts(data, streamed_info, seed=4):
+        writer.append(part)
+    manifest = writer.close()
+    assert manifest.size == whole.size == 2500
+    assert manifest.fingerprint == whole.fingerprint
+    seconds = {"simulation_seconds", "build_seconds"}
+    assert {k: v for k, v in streamed_info.items() if k not in seconds} == {
+        k: v for k, v in info.items() if k not in seconds
+    }
+    assert info["holdout_player_rows"] > 0
