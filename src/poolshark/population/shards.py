@@ -301,18 +301,6 @@ def open_shards(folder: Path) -> ShardManifest:
 # -- streaming ---------------------------------------------------------------------------------
 
 
-def _slice(features: FeatureTensors, rows: slice) -> FeatureTensors:
-    return FeatureTensors(*(getattr(features, f.name)[rows] for f in fields(FeatureTensors)))
-
-
-def _cat(parts: list[FeatureTensors]) -> FeatureTensors:
-    if len(parts) == 1:
-        return parts[0]
-    return FeatureTensors(
-        *(torch.cat([getattr(p, f.name) for p in parts]) for f in fields(FeatureTensors))
-    )
-
-
 class ShardStream(torch.utils.data.IterableDataset[tuple[FeatureTensors, torch.Tensor]]):
     """Shuffled batches ``(features, target)`` of selected rows of shards, one epoch per
     iteration (see the module docstring). ``rows_by_shard[s]``: the local rows of shard
@@ -364,30 +352,46 @@ class ShardStream(torch.utils.data.IterableDataset[tuple[FeatureTensors, torch.T
             held += int(self.rows_by_shard[shard].size)
         return [g for g in groups if g]
 
-    def _load(
-        self, shards: list[int], epoch: int, index: int
-    ) -> tuple[FeatureTensors, torch.Tensor]:
-        """One fill's rows, permuted, as tensors."""
-        parts = [self.manifest.read(s, TRAINING_COLUMNS, self.rows_by_shard[s]) for s in shards]
-        arrays = {c: np.concatenate([p[c] for p in parts]) for c in TRAINING_COLUMNS}
-        del parts
+    def _load(self, shards: list[int], epoch: int, index: int) -> tuple[DecisionFeatures, Int64s]:
+        """One fill's rows, permuted (fixed by seed, epoch and fill), as arrays: each shard's
+        rows are read and put straight into their permuted places, so the fill exists once
+        (plus one shard being read)."""
+        counts = [int(self.rows_by_shard[s].size) for s in shards]
+        total = sum(counts)
+        order = np.random.default_rng([self.seed, epoch, index, 43]).permutation(total)
+        place = np.empty(total, dtype=np.int64)
+        place[order] = np.arange(total)  # row i of the shards' concatenation goes to place[i]
+        out: Arrays = {}
+        start = 0
+        for shard, count in zip(shards, counts, strict=True):
+            arrays = self.manifest.read(shard, TRAINING_COLUMNS, self.rows_by_shard[shard])
+            for column, values in arrays.items():
+                if column not in out:
+                    out[column] = np.empty((total, *values.shape[1:]), dtype=values.dtype)
+                out[column][place[start : start + count]] = values
+            start += count
         features = DecisionFeatures(
-            **{f.name: arrays[f"features_{f.name}"] for f in fields(DecisionFeatures)}
+            **{f.name: out[f"features_{f.name}"] for f in fields(DecisionFeatures)}
         )
-        order = torch.from_numpy(
-            np.random.default_rng([self.seed, epoch, index, 43]).permutation(features.size)
+        return features, out["target"]
+
+    def _batch(
+        self, held: list[tuple[DecisionFeatures, Int64s]]
+    ) -> tuple[FeatureTensors, torch.Tensor]:
+        features = (
+            held[0][0] if len(held) == 1 else DecisionFeatures.concatenate([h[0] for h in held])
         )
-        tensors = FeatureTensors.of(features, self.device).rows(order.to(self.device))
-        target = torch.as_tensor(arrays["target"], dtype=torch.long, device=self.device)
-        return tensors, target[order.to(self.device)]
+        target = held[0][1] if len(held) == 1 else np.concatenate([h[1] for h in held])
+        return FeatureTensors.of(features, self.device), torch.as_tensor(
+            target, dtype=torch.long, device=self.device
+        )
 
     def __iter__(self) -> Iterator[tuple[FeatureTensors, torch.Tensor]]:
         epoch, size = self.epoch, self.batch_size
-        start, stop = self.start_batch * size, len(self) * size
+        cursor, stop = self.start_batch * size, len(self) * size
         position = 0  # stream position of the next fill's first row
-        held: list[tuple[FeatureTensors, torch.Tensor]] = []
+        held: list[tuple[DecisionFeatures, Int64s]] = []  # the rows of a batch begun
         held_rows = 0
-        cursor = start
         for index, shards in enumerate(self.fills(epoch)):
             count = sum(int(self.rows_by_shard[s].size) for s in shards)
             begin, position = position, position + count
@@ -398,10 +402,13 @@ class ShardStream(torch.utils.data.IterableDataset[tuple[FeatureTensors, torch.T
             while offset < count and cursor < stop:
                 take = min(size - held_rows, count - offset, stop - cursor)
                 part = slice(offset, offset + take)
-                held.append((_slice(features, part), target[part]))
+                held.append((features.subset(part), target[part]))
                 held_rows += take
                 offset += take
                 cursor += take
                 if held_rows == size:
-                    yield _cat([h[0] for h in held]), torch.cat([h[1] for h in held])
+                    yield self._batch(held)
                     held, held_rows = [], 0
+            # a batch begun here ends in the next fill: copy its rows so this fill can go
+            held = [(f.subset(np.arange(f.size)), t.copy()) for f, t in held]
+            del features, target
