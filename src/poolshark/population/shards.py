@@ -401,7 +401,7 @@ class ShardStream(torch.utils.data.IterableDataset[tuple[FeatureTensors, torch.T
             offset = cursor - begin
             while offset < count and cursor < stop:
                 take = min(size - held_rows, count - offset, stop - cursor)
-                part = slice(offset, offset + take)
+                part = np.arange(offset, offset + take)  # a copy: no view keeps the fill alive
                 held.append((features.subset(part), target[part]))
                 held_rows += take
                 offset += take
@@ -409,6 +409,4 @@ class ShardStream(torch.utils.data.IterableDataset[tuple[FeatureTensors, torch.T
                 if held_rows == size:
                     yield self._batch(held)
                     held, held_rows = [], 0
-            # a batch begun here ends in the next fill: copy its rows so this fill can go
-            held = [(f.subset(np.arange(f.size)), t.copy()) for f, t in held]
-            del features, target
+            del features, target  # before the next fill is read
