@@ -12,7 +12,7 @@ and the range view, :mod:`~poolshark.population.range_view`), the true policy
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -212,7 +212,32 @@ def simulated_dataset(
     chunk_hands: int = 2000,
     progress: Progress | None = None,
 ) -> ActionDataset:
-    """Training rows from simulated hands, with the exact pool policy of every row.
+    """Training rows from simulated hands, with the exact pool policy of every row: the
+    parts of :func:`simulated_parts` joined."""
+    parts = list(
+        simulated_parts(
+            hands, source, hidden=hidden, imputer=imputer, seed=seed,
+            chunk_hands=chunk_hands, progress=progress,
+        )
+    )  # fmt: skip
+    if not parts:
+        raise ActionDataError("no hands to build rows from")
+    return join_same_players(parts)
+
+
+def simulated_parts(
+    hands: SimulatedHands,
+    source: RangeSource | None,
+    *,
+    hidden: str = "none",
+    imputer: RangeSource | None = None,
+    seed: int = 0,
+    chunk_hands: int = 2000,
+    progress: Progress | None = None,
+) -> Iterator[ActionDataset]:
+    """Training rows from simulated hands, ``chunk_hands`` hands' worth at a time (a
+    streamed run writes each to its shards and keeps none), with the exact pool policy of
+    every row.
 
     ``hidden="none"``: every hole card is known (the simulator's truth). ``"showdown"``: as
     in mined histories, only cards shown at showdown are known and every other acting
@@ -224,7 +249,6 @@ def simulated_dataset(
         raise ActionDataError(f"hidden must be 'none' or 'showdown', got {hidden!r}")
     rng = np.random.default_rng([seed, 7])
     pool = hands.pool
-    parts = []
     logs = hands.action_logs()
     for start in range(0, len(hands), chunk_hands):
         stop = min(start + chunk_hands, len(hands))
@@ -247,29 +271,26 @@ def simulated_dataset(
             own[imputed] = np.nan
         features = featurize(states, source)
         target = action_classes(moves, amounts, states.contexts)
-        parts.append(
-            ActionDataset(
-                features=features,
-                target=target,
-                hand_key=states.hand + start,
-                player=hands.players[start:stop][states.hand, states.seat].astype(np.int64),
-                player_ids=pool.player_names,
-                imputed=imputed,
-                fraction=_sized_fractions(moves, amounts, states.contexts, target),
-                true_policy=mixture,
-                style_policy=own,
-            )
-        )
         if progress is not None:
             progress(stop, len(hands))
-    if not parts:
-        raise ActionDataError("no hands to build rows from")
-    return _join_same_players(parts)
+        yield ActionDataset(
+            features=features,
+            target=target,
+            hand_key=states.hand + start,
+            player=hands.players[start:stop][states.hand, states.seat].astype(np.int64),
+            player_ids=pool.player_names,
+            imputed=imputed,
+            fraction=_sized_fractions(moves, amounts, states.contexts, target),
+            true_policy=mixture,
+            style_policy=own,
+        )
 
 
-def _join_same_players(parts: Sequence[ActionDataset]) -> ActionDataset:
-    """Concatenate parts that share player ids and hand numbering."""
+def join_same_players(parts: Sequence[ActionDataset]) -> ActionDataset:
+    """Concatenate parts that share player ids and hand numbering (one part: itself)."""
     first = parts[0]
+    if len(parts) == 1:
+        return first
     return ActionDataset(
         features=DecisionFeatures.concatenate([p.features for p in parts]),
         target=np.concatenate([p.target for p in parts]),

@@ -68,11 +68,16 @@ class Baselines:
     @classmethod
     def fit(cls, dataset: ActionDataset, smoothing: float = 0.5) -> Baselines:
         """Counts plus ``smoothing`` per class, normalized."""
-        overall = np.bincount(dataset.target, minlength=N_CLASSES) + smoothing
-        keys = context_keys(dataset.features.public)
+        return cls.fit_keys(context_keys(dataset.features.public), dataset.target, smoothing)
+
+    @classmethod
+    def fit_keys(cls, keys: Int64s, target: Int64s, smoothing: float = 0.5) -> Baselines:
+        """:meth:`fit` from the rows' context keys (:func:`context_keys`) and classes, which
+        a streamed run gathers shard by shard without holding the features."""
+        overall = np.bincount(target, minlength=N_CLASSES) + smoothing
         by_context: dict[int, Floats] = {}
         for key in np.unique(keys).tolist():
-            counts = np.bincount(dataset.target[keys == key], minlength=N_CLASSES)
+            counts = np.bincount(target[keys == key], minlength=N_CLASSES)
             by_context[int(key)] = (counts + smoothing) / (counts.sum() + smoothing * N_CLASSES)
         return cls(overall / overall.sum(), by_context)
 

@@ -18,15 +18,24 @@ event files under ``<out>/tensorboard``.
 
 Evaluation (:func:`~poolshark.population.scoring.evaluate`) and per-player fine-tuning
 (:func:`~poolshark.population.finetune.finetune_player`) live beside it.
+
+With ``stream = true`` the rows are written once as shards (``<out>/shards``,
+:mod:`poolshark.population.shards`) and the loop reads its batches from a
+:class:`~poolshark.population.shards.ShardStream` instead of a permutation of rows in
+memory; everything else (validation, checkpoints, resume, EM) is the same code.
+
+Long module: one trainer's config, data preparation (in memory or sharded), loop, EM rounds
+and checkpoint I/O share the run state; the shard format lives in its own module.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import shutil
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -44,10 +53,11 @@ from poolshark.population import CHECKPOINT_KIND
 from poolshark.population.actions import FIRST_RAISE_CLASS, N_SIZES, SIZE_CENTERS
 from poolshark.population.data import (
     ActionDataset,
+    join_same_players,
     load_dataset,
     rows_dataset,
     save_dataset,
-    simulated_dataset,
+    simulated_parts,
 )
 from poolshark.population.model import (
     FeatureTensors,
@@ -57,10 +67,20 @@ from poolshark.population.model import (
 )
 from poolshark.population.scoring import (
     Baselines,
+    context_keys,
     evaluate,
     predict,
     score,
     selection_nll,
+)
+from poolshark.population.shards import (
+    SHARD_ROWS,
+    SHUFFLE_BUFFER,
+    ShardError,
+    ShardManifest,
+    ShardStream,
+    ShardWriter,
+    open_shards,
 )
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import select_hands
@@ -76,6 +96,9 @@ from poolshark.training.tensorboard import ScalarLog
 CHECKPOINT_FORMAT = "poolshark-population-model-v1"
 DATA_CACHE = "data.npz"
 """The file in a run's folder that caches its training rows (:func:`prepared_data`)."""
+SHARD_CACHE = "shards"
+"""The folder in a run's folder that holds its training rows as shards when it streams
+(:func:`prepared_shards`)."""
 _RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 SELECTION = "observed-nll"
@@ -171,7 +194,12 @@ class PopulationTrainConfig(DataConfig):
     exponent on the likelihood of the first step only (the one from round 0's model): a
     model fitted to uniform cards has its card effects diluted by every hidden row, so
     plain EM creeps toward the fixed point; sharpening that one step (over-relaxation) and
-    letting later rounds be plain EM gets there in fewer rounds (``docs/population.md``)."""
+    letting later rounds be plain EM gets there in fewer rounds (``docs/population.md``).
+
+    ``stream`` trains from shards (``<out>/shards``, :mod:`poolshark.population.shards`)
+    instead of holding every row in memory: ``shard_rows`` rows per shard, batches drawn
+    from shuffled fills of at least ``shuffle_buffer`` rows (the memory bound), the
+    validation rows held in memory as before."""
 
     out: Path
     val_fraction: float = Field(0.1, gt=0.0, lt=0.5)
@@ -194,6 +222,9 @@ class PopulationTrainConfig(DataConfig):
     patience: int | None = Field(None, ge=1)
     em_rounds: int = Field(0, ge=0, le=20)
     em_power: float = Field(1.0, gt=0.0, le=16.0)
+    stream: bool = False
+    shard_rows: int = Field(SHARD_ROWS, ge=1)
+    shuffle_buffer: int = Field(SHUFFLE_BUFFER, ge=1)
 
     @field_validator("device")
     @classmethod
@@ -243,15 +274,34 @@ def build_dataset(
     progress: Progress | None = None,
     only_player: str | None = None,
 ) -> tuple[ActionDataset, dict[str, Any]]:
-    """The training rows a data config describes, and what building them reported.
+    """The training rows a data config describes, and what building them reported (the
+    parts of :func:`build_parts` joined).
 
     ``only_player`` (an id, or ``auto`` for the player seated most often) keeps just the
     hands that player sat in, before any feature is computed (fine-tuning needs no more).
     """
+    info: dict[str, Any] = {}
+    parts = list(build_parts(data, info, seed=seed, progress=progress, only_player=only_player))
+    return join_same_players(parts), info
+
+
+def build_parts(
+    data: DataConfig,
+    info: dict[str, Any],
+    *,
+    seed: int = 0,
+    progress: Progress | None = None,
+    only_player: str | None = None,
+) -> Iterator[ActionDataset]:
+    """The rows of :func:`build_dataset` in parts, in order: ingested rows in one part,
+    simulated hands a chunk at a time (a streamed run writes each to its shards and keeps
+    none), ``holdout_player`` and ``max_rows`` applied. ``info`` gets what building
+    reported, complete once the parts are exhausted."""
     source = range_source_from_spec(data.range_spec())
     imputer = range_source_from_spec(data.imputer) if data.imputer is not None else None
-    info: dict[str, Any] = {"range_source": data.range_spec()}
+    info["range_source"] = data.range_spec()
     started = time.perf_counter()
+    parts: Iterable[ActionDataset]
     if data.rows is not None:
         if not Path(data.rows).is_dir():
             raise PopulationTrainingError(f"no ingested rows folder at {str(data.rows)!r}")
@@ -259,7 +309,10 @@ def build_dataset(
         if frame.height == 0:
             raise PopulationTrainingError(f"{str(data.rows)!r} holds no decision rows")
         dataset, report = rows_dataset(frame, source, imputer=imputer, seed=seed)
+        del frame
         info["rows"] = report.as_dict()
+        player_ids, parts = dataset.player_ids, (dataset,)
+        del dataset
     else:
         if data.pool is None or data.hands is None:
             raise PopulationTrainingError("simulating needs both pool and hands")
@@ -276,23 +329,32 @@ def build_dataset(
                 raise PopulationTrainingError(f"no player {only_player!r} in pool {pool.name}")
             hands = select_hands(hands, np.flatnonzero((hands.players == player).any(axis=1)))
             info["player_hands"] = len(hands)
-        dataset = simulated_dataset(
+        player_ids = pool.player_names
+        parts = simulated_parts(
             hands, source, hidden=data.hidden, imputer=imputer, seed=seed, progress=progress
         )
         info["hands"] = len(hands)
+    held = None
     if data.holdout_player is not None:
-        if data.holdout_player not in dataset.player_ids:
+        if data.holdout_player not in player_ids:
             raise PopulationTrainingError(f"no player {data.holdout_player!r} in the data")
-        held = dataset.player_ids.index(data.holdout_player)
-        keep = np.flatnonzero(dataset.player != held)
-        info["holdout_player_rows"] = int(dataset.size - keep.size)
-        dataset = dataset.subset(keep)
-    if data.max_rows is not None and dataset.size > data.max_rows:
-        dataset = dataset.subset(slice(0, data.max_rows))
-    info["rows_built"] = dataset.size
-    info["imputed_rows"] = int(dataset.imputed.sum())
+        held = player_ids.index(data.holdout_player)
+    built = imputed = held_rows = 0
+    for part in parts:
+        if held is not None:
+            keep = np.flatnonzero(part.player != held)
+            held_rows += part.size - keep.size
+            part = part.subset(keep)
+        if data.max_rows is not None and built + part.size > data.max_rows:
+            part = part.subset(slice(0, data.max_rows - built))
+        built += part.size
+        imputed += int(part.imputed.sum())
+        yield part
+    if held is not None:
+        info["holdout_player_rows"] = held_rows
+    info["rows_built"] = built
+    info["imputed_rows"] = imputed
     info["build_seconds"] = time.perf_counter() - started
-    return dataset, info
 
 
 def split_hands(hand_key: Int64s, fractions: tuple[float, ...], seed: int) -> list[Int64s]:
@@ -314,7 +376,11 @@ def split_hands(hand_key: Int64s, fractions: tuple[float, ...], seed: int) -> li
 def size_representatives(dataset: ActionDataset) -> list[float]:
     """Per raise bucket the median pot fraction of the training raises in it (the bucket's
     centre where there were none): the size a sampled raise of that bucket takes."""
-    target, fraction = dataset.target, dataset.fraction
+    return size_fractions(dataset.target, dataset.fraction)
+
+
+def size_fractions(target: Int64s, fraction: npt.NDArray[np.float32]) -> list[float]:
+    """:func:`size_representatives` from the rows' classes and raise fractions alone."""
     out = []
     for bucket in range(N_SIZES):
         values = fraction[target == FIRST_RAISE_CLASS + bucket]
@@ -445,17 +511,134 @@ def prepared_data(
     return dataset, info
 
 
+def prepared_shards(
+    config: PopulationTrainConfig, *, resume: bool, progress: Progress | None = None
+) -> tuple[ShardManifest, dict[str, Any]]:
+    """The run's rows as shards (a streamed run's :func:`prepared_data`): ``<out>/shards``
+    when resuming (or already written by this run), else built from the data config and
+    written there. Simulated hands are built a chunk at a time and never held whole;
+    ingested rows are still built whole first (one part)."""
+    folder = Path(config.out) / SHARD_CACHE
+    info_path = Path(config.out) / "data.json"
+    if (folder / "manifest.json").exists() and (resume or info_path.exists()):
+        info = json.loads(info_path.read_text()) if info_path.exists() else {}
+        return open_shards(folder), info
+    if folder.exists():  # a writer killed before its manifest: start the shards over
+        shutil.rmtree(folder)
+    writer = ShardWriter(folder, shard_rows=config.shard_rows)
+    info = {}
+    for part in build_parts(config.data_config(), info, seed=config.seed, progress=progress):
+        writer.append(part)
+    manifest = writer.close()
+    info_path.write_text(json.dumps(info, indent=2) + "\n")
+    return manifest, info
+
+
 def remove_data_caches(out: Path) -> int:
-    """Delete a run's cached rows (``<out>/data.npz`` and its EM rounds' ``em-*/data.npz``)
-    and return the bytes freed. Only resuming reads them: a resumed run without them builds
-    the rows again from its data config, the same bit for bit (the checkpoint's data
-    fingerprint checks it). ``data.json``, what building them reported, stays."""
+    """Delete a run's cached rows (``<out>/data.npz`` or ``<out>/shards``, and its EM
+    rounds' in ``em-*/``) and return the bytes freed. Only resuming reads them: a resumed
+    run without them builds the rows again from its data config, the same bit for bit (the
+    checkpoint's data fingerprint checks it). ``data.json``, what building them reported,
+    stays."""
     freed = 0
     for cache in (Path(out) / DATA_CACHE, *sorted(Path(out).glob(f"em-*/{DATA_CACHE}"))):
         if cache.is_file():
             freed += cache.stat().st_size
             cache.unlink()
+    for folder in (Path(out) / SHARD_CACHE, *sorted(Path(out).glob(f"em-*/{SHARD_CACHE}"))):
+        if folder.is_dir():
+            freed += sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+            shutil.rmtree(folder)
     return freed
+
+
+@dataclass
+class _TrainingRows:
+    """What the loop needs of the training rows, in memory or streamed: their count, the
+    baselines and raise sizes fitted on them, the data fingerprint, the validation rows, and
+    a source of ``(features, target)`` batches for ``(epoch, first batch)``."""
+
+    size: int
+    steps_per_epoch: int
+    fingerprint: str
+    info: dict[str, Any]
+    val_data: ActionDataset
+    baselines: Baselines
+    sizes: list[float]
+    batches: Callable[[int, int], Iterator[tuple[FeatureTensors, torch.Tensor]]]
+
+
+def _memory_rows(
+    config: PopulationTrainConfig, device: torch.device, resume: bool, on_data: Progress | None
+) -> _TrainingRows:
+    """Every row in memory (``data.npz``), batches from a seeded permutation per epoch."""
+    dataset, info = prepared_data(config, resume=resume, progress=on_data)
+    train_rows, val_rows = split_hands(dataset.hand_key, (config.val_fraction,), config.seed)
+    fingerprint = dataset.fingerprint
+    train_data, val_data = dataset.subset(train_rows), dataset.subset(val_rows)
+    del dataset  # the two parts are copies: keep memory at one copy of the rows
+    train = FeatureTensors.of(train_data.features, device)
+    target = torch.as_tensor(train_data.target, dtype=torch.long, device=device)
+    steps_per_epoch = len(train) // config.batch_size
+
+    def batches(epoch: int, first: int) -> Iterator[tuple[FeatureTensors, torch.Tensor]]:
+        order = epoch_order(config.seed, epoch, len(train)).to(device)
+        for step in range(first, steps_per_epoch):
+            rows = order[step * config.batch_size : (step + 1) * config.batch_size]
+            yield train.rows(rows), target[rows]
+
+    return _TrainingRows(
+        size=train_data.size,
+        steps_per_epoch=steps_per_epoch,
+        fingerprint=fingerprint,
+        info=info,
+        val_data=val_data,
+        baselines=Baselines.fit(train_data),
+        sizes=size_representatives(train_data),
+        batches=batches,
+    )
+
+
+def _streamed_rows(
+    config: PopulationTrainConfig, device: torch.device, resume: bool, on_data: Progress | None
+) -> _TrainingRows:
+    """Rows in shards: the hand split from the hand keys alone, the baselines and raise
+    sizes gathered shard by shard, the validation rows read into memory, batches streamed."""
+    manifest, info = prepared_shards(config, resume=resume, progress=on_data)
+    train_rows, val_rows = split_hands(
+        manifest.column("hand_key"), (config.val_fraction,), config.seed
+    )
+    by_shard = manifest.by_shard(train_rows)
+    keys, targets, fractions = [], [], []
+    for shard, local in enumerate(by_shard):
+        arrays = manifest.read(shard, ("features_public", "target", "fraction"), local)
+        keys.append(context_keys(arrays["features_public"]))
+        targets.append(arrays["target"])
+        fractions.append(arrays["fraction"])
+    target, fraction = np.concatenate(targets), np.concatenate(fractions)
+    stream = ShardStream(
+        manifest,
+        by_shard,
+        batch_size=config.batch_size,
+        shuffle_buffer=config.shuffle_buffer,
+        seed=config.seed,
+        device=device,
+    )
+
+    def batches(epoch: int, first: int) -> Iterator[tuple[FeatureTensors, torch.Tensor]]:
+        stream.epoch, stream.start_batch = epoch, first
+        return iter(stream)
+
+    return _TrainingRows(
+        size=int(train_rows.size),
+        steps_per_epoch=len(stream),
+        fingerprint=manifest.fingerprint,
+        info=info,
+        val_data=manifest.select(val_rows),
+        baselines=Baselines.fit_keys(np.concatenate(keys), target),
+        sizes=size_fractions(target, fraction),
+        batches=batches,
+    )
 
 
 def train_population(
@@ -486,14 +669,14 @@ def train_population(
         resume = resume and last_path.exists()
     if resume and not last_path.exists():
         raise PopulationTrainingError(f"nothing to resume: no {str(last_path)!r}")
-    dataset, info = prepared_data(config, resume=resume, progress=on_data)
-    train_rows, val_rows = split_hands(dataset.hand_key, (config.val_fraction,), config.seed)
-    fingerprint = dataset.fingerprint
-    train_data, val_data = dataset.subset(train_rows), dataset.subset(val_rows)
-    del dataset  # the two parts are copies: keep memory at one copy of the rows
-    if train_data.size < config.batch_size:
+    try:
+        data = (_streamed_rows if config.stream else _memory_rows)(config, device, resume, on_data)
+    except ShardError as error:
+        raise PopulationTrainingError(str(error)) from None
+    fingerprint, info, val_data = data.fingerprint, data.info, data.val_data
+    if data.size < config.batch_size:
         raise PopulationTrainingError(
-            f"only {train_data.size} training rows for batches of {config.batch_size}"
+            f"only {data.size} training rows for batches of {config.batch_size}"
         )
     if val_data.imputed.all():
         raise PopulationTrainingError(
@@ -501,10 +684,7 @@ def train_population(
             "best epoch by (imputed cards are never scored): use more hands or a larger "
             "val_fraction"
         )
-    baselines = Baselines.fit(train_data)
-    sizes = size_representatives(train_data)
-    train = FeatureTensors.of(train_data.features, device)
-    target = torch.as_tensor(train_data.target, dtype=torch.long, device=device)
+    baselines, sizes = data.baselines, data.sizes
 
     torch.manual_seed(config.seed)
     equity_arch, equity_hyper, equity_state = _equity_part(config)
@@ -524,7 +704,7 @@ def train_population(
     optimizer = torch.optim.AdamW(
         trainable, lr=config.learning_rate, weight_decay=config.weight_decay
     )
-    steps_per_epoch = len(train) // config.batch_size
+    steps_per_epoch = data.steps_per_epoch
     total_steps = steps_per_epoch * config.epochs
     state: dict[str, Any] = {
         "epoch": 0,
@@ -571,16 +751,16 @@ def train_population(
     try:
         while int(state["epoch"]) < config.epochs:
             epoch = int(state["epoch"])
-            order = epoch_order(config.seed, epoch, len(train)).to(device)
             window_loss, window_steps = 0.0, 0
-            for step in range(int(state["step_in_epoch"]), steps_per_epoch):
-                rows = order[step * config.batch_size : (step + 1) * config.batch_size]
+            resume_at = int(state["step_in_epoch"])
+            batches = data.batches(epoch, resume_at)
+            for step, (features, labels) in enumerate(batches, start=resume_at):
                 rate = _learning_rate(
                     config.learning_rate, config.schedule, int(state["global_step"]), total_steps
                 )
                 for group in optimizer.param_groups:
                     group["lr"] = rate
-                loss = masked_nll(model(train.rows(rows)), target[rows])
+                loss = masked_nll(model(features), labels)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()
@@ -588,7 +768,7 @@ def train_population(
                 state["loss_sum"] = float(state["loss_sum"]) + value
                 state["global_step"] = int(state["global_step"]) + 1
                 state["step_in_epoch"] = step + 1
-                trained_rows += len(rows)
+                trained_rows += len(labels)
                 window_loss += value
                 window_steps += 1
                 if window_steps == config.log_every:
@@ -647,7 +827,7 @@ def train_population(
     session_seconds = time.perf_counter() - session_start
     return TrainResult(
         parameters=count_parameters(model),
-        train_rows=train_data.size,
+        train_rows=data.size,
         val_rows=val_data.size,
         epochs_run=int(state["epoch"]),
         best_epoch=int(state["best_epoch"]),
