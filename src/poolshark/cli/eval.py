@@ -12,6 +12,7 @@ from rich.table import Table
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent
 from poolshark.cli.common import JsonFlag, console, print_json, progress_bar, user_errors
+from poolshark.engine.config import Betting
 from poolshark.engine.runouts import AllInEV
 from poolshark.evaluate.match import (
     AgentResult,
@@ -40,6 +41,13 @@ def eval_command(
         int, typer.Option("--hands", "-n", help="Table-hands to play (at least).")
     ] = 10_000,
     seats: Annotated[int, typer.Option(help="Seats per table (2-10).")] = 6,
+    betting: Annotated[
+        Betting,
+        typer.Option(
+            help="no-limit, or fixed-limit (bets of 1 and 2 big blinds, 4 per round; "
+            "win rates also in small bets per hand)."
+        ),
+    ] = Betting.NO_LIMIT,
     duplicate: Annotated[
         bool, typer.Option(help="Replay each deal with the seats rotated; average per deal.")
     ] = False,
@@ -81,6 +89,7 @@ def eval_command(
             rake_cap_bb=rake_cap,
             all_in_ev=all_in_ev,
             variance_reduction=variance_reduction,
+            betting=betting,
         )
         specs = [*agents, *([against] if against is not None else [])]
         if str(Path.cwd()) not in sys.path:  # user bots beside the caller, like python -m
@@ -131,6 +140,9 @@ def print_result(result: MatchResult) -> None:
     columns = ["agent", "seats", "hands", "bb/100", "95% CI", "EV bb/100", "EV 95%"]
     if config.variance_reduction:
         columns += ["AIVAT", "AIVAT CI"]
+    limit = config.betting is Betting.FIXED_LIMIT
+    if limit:
+        columns += ["sb/hand", "sb 95% CI"]
     for column in columns:
         table.add_column(column, justify="left" if column == "agent" else "right")
     table.add_column("VPIP", justify="right")
@@ -140,7 +152,7 @@ def print_result(result: MatchResult) -> None:
             agent.name,
             str(agent.seats),
             f"{agent.hands:,}",
-            *_cells(agent, aivat=config.variance_reduction),
+            *_cells(agent, aivat=config.variance_reduction, limit=limit),
         )
     console.print(table)
     lineup = ", ".join(result.agents[i].name for i in result.lineup)
@@ -170,16 +182,21 @@ def print_result(result: MatchResult) -> None:
         )
 
 
-def _cells(agent: AgentResult, *, aivat: bool) -> list[str]:
+def _cells(agent: AgentResult, *, aivat: bool, limit: bool) -> list[str]:
     actual, actual_ci = _rate(agent.actual)
     ev, ev_ci = _rate(agent.ev_adjusted)
     reduced = list(_rate(agent.aivat)) if aivat else []
+    rate = agent.actual
+    small_bets = (
+        [f"{rate.small_bets_per_hand:+.3f}", f"±{rate.half_width / 100:.3f}"] if limit else []
+    )
     return [
         actual,
         actual_ci,
         ev,
         ev_ci,
         *reduced,
+        *small_bets,
         f"{100 * agent.vpip:.1f}",
         f"{100 * agent.pfr:.1f}",
     ]

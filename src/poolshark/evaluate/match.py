@@ -54,7 +54,7 @@ import numpy.typing as npt
 
 from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities
 from poolshark.engine.batched import BatchedTables
-from poolshark.engine.config import GameConfig
+from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.kernel import (
     LOG_AMOUNT,
     LOG_LEN,
@@ -74,7 +74,7 @@ from poolshark.evaluate.aivat import (
     cross_fitted,
     known_policy,
 )
-from poolshark.play.loop import PlayLoop, no_limit_game
+from poolshark.play.loop import PlayLoop, match_game
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -116,8 +116,16 @@ class MatchConfig:
     runouts: int = 500
     variance_reduction: bool = False
     preflop_boards: int = PREFLOP_BOARDS
+    betting: Betting = Betting.NO_LIMIT
+    cap_heads_up: bool = True
 
     def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "betting", Betting(self.betting))
+        except ValueError:
+            raise MatchError(
+                f"betting must be no-limit or fixed-limit, got {self.betting!r}"
+            ) from None
         try:
             object.__setattr__(self, "all_in_ev", AllInEV(self.all_in_ev))
         except ValueError:
@@ -157,14 +165,16 @@ class MatchConfig:
         return round(self.depth_bb * self.big_blind)
 
     def game(self) -> GameConfig:
-        """The engine's game: no-limit, these blinds, rake and settlement."""
-        return no_limit_game(
+        """The engine's game: this betting, these blinds, rake and settlement."""
+        return match_game(
             self.seats,
             self.small_blind,
             self.big_blind,
             self.rake_percent,
             self.rake_cap_bb,
             exact_ev=self.all_in_ev is AllInEV.EXACT,
+            betting=self.betting,
+            cap_heads_up=self.cap_heads_up,
         )
 
 
@@ -184,6 +194,12 @@ class Estimate:
     def interval(self) -> tuple[float, float]:
         """The 95% confidence interval."""
         return self.bb_per_100 - self.half_width, self.bb_per_100 + self.half_width
+
+    @property
+    def small_bets_per_hand(self) -> float:
+        """The win rate in small bets per hand, the unit of limit poker (matches bet the
+        big blind as the small bet)."""
+        return self.bb_per_100 / 100
 
     def as_dict(self) -> dict[str, float | list[float]]:
         """Plain numbers for JSON."""
@@ -255,8 +271,16 @@ class MatchResult:
     def as_dict(self) -> dict[str, object]:
         """Plain values for JSON (the ``poolshark eval --json`` object)."""
         config = self.config
+        agents = [agent.as_dict() for agent in self.agents]
+        if config.betting is Betting.FIXED_LIMIT:
+            for agent, figures in zip(self.agents, agents, strict=True):
+                rate = agent.actual
+                figures["sb_per_hand"] = {
+                    "mean": rate.small_bets_per_hand,
+                    "ci95": [bound / 100 for bound in rate.interval],
+                }
         return {
-            "agents": [agent.as_dict() for agent in self.agents],
+            "agents": agents,
             "lineup": [self.agents[i].name for i in self.lineup],
             "seats": config.seats,
             "table_hands": self.table_hands,
@@ -265,6 +289,7 @@ class MatchResult:
             "duplicate": config.duplicate,
             "seed": config.seed,
             "depth_bb": config.depth_bb,
+            "betting": str(config.betting),
             "big_blind": config.big_blind,
             "rake_percent": config.rake_percent,
             "rake_cap_bb": config.rake_cap_bb,

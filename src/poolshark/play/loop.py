@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from poolshark.agents.protocol import Agent, Decisions, engine_moves
 from poolshark.engine.batched import BatchedTables, LegalBatch
-from poolshark.engine.config import GameConfig, Settlement
+from poolshark.engine.config import Betting, GameConfig, Settlement
 from poolshark.engine.kernel import COERCED
 
 Int64s = npt.NDArray[np.int64]
@@ -173,7 +173,7 @@ class PlayLoop:
             self.step(live, legal)
 
 
-def no_limit_game(
+def match_game(
     seats: int,
     small_blind: int,
     big_blind: int,
@@ -181,14 +181,23 @@ def no_limit_game(
     rake_cap_bb: float | None,
     *,
     exact_ev: bool,
+    betting: Betting = Betting.NO_LIMIT,
+    cap_heads_up: bool = True,
 ) -> GameConfig:
-    """A no-limit game with the rake cap given in big blinds (rounded to the chip) and the
-    engine's exact all-in EV settlement when ``exact_ev`` (matches and rollouts share it)."""
+    """The game of a match or a rollout: the rake cap given in big blinds (rounded to the
+    chip), the engine's exact all-in EV settlement when ``exact_ev``. Fixed-limit games bet
+    the big blind on preflop and flop and twice it on turn and river, four bets a round,
+    heads-up too when ``cap_heads_up`` (the convention of computer poker competitions)."""
     cap = None if rake_cap_bb is None else round(rake_cap_bb * big_blind)
+    limit = betting is Betting.FIXED_LIMIT
     return GameConfig(
+        betting=betting,
         seats=seats,
         small_blind=small_blind,
         big_blind=big_blind,
+        small_bet=big_blind if limit else None,
+        big_bet=2 * big_blind if limit else None,
+        cap_heads_up=limit and cap_heads_up,
         rake_percent=rake_percent,
         rake_cap=cap,
         settlement=Settlement.EXPECTED_VALUE if exact_ev else Settlement.DEAL,
