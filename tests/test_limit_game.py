@@ -30,7 +30,9 @@ def test_leduc_chances_are_the_deck_s() -> None:
 
 def test_kuhn_showdown_is_the_higher_card() -> None:
     showdown = kuhn().chance.showdown
-    assert showdown[2, 0] == 1 and showdown[0, 2] == -1 and showdown[1, 1] == 0
+    assert showdown[2, 0] == 1
+    assert showdown[0, 2] == -1
+    assert showdown[1, 1] == 0
 
 
 def test_inconsistent_games_are_refused() -> None:
@@ -62,7 +64,9 @@ def test_fixed_limit_match_conserves_chips_and_caps_raises() -> None:
     first = result.agents[0].actual
     assert agents[0]["sb_per_hand"]["mean"] == pytest.approx(first.bb_per_100 / 100)
     game = config.game()
-    assert game.cap_heads_up and game.bet_unit(0) == 2 and game.bet_unit(3) == 4
+    assert game.cap_heads_up
+    assert game.bet_unit(0) == 2
+    assert game.bet_unit(3) == 4
     worst = 4 * (2 + 2 + 4 + 4)  # four bets on every street
     assert abs(result.agents[0].won_chips) <= worst * result.table_hands
 
