@@ -12,6 +12,7 @@ from poolshark.cli import (
     exploit,
     ingest,
     leaks,
+    limit,
     models,
     oracle,
     pool,
@@ -39,6 +40,7 @@ app.command("tour")(tour.tour)
 app.command("ingest")(ingest.ingest_command)
 app.add_typer(data.app, name="data")
 app.add_typer(pool.app, name="pool")
+app.add_typer(limit.app, name="limit")
 app.command("stats")(stats.stats_command)
 app.command("spots")(spots.spots_command)
 app.command("leaks")(leaks.leaks_command)
