@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from poolshark.agents.protocol import Agent
+from poolshark.engine.config import Betting
 from poolshark.evaluate.match import MatchConfig, play_match
 
 AgentFactory = Callable[[], Agent]
@@ -58,7 +59,7 @@ def play_pairing(
 ) -> Pairing:
     """A duplicate heads-up fixed-limit match of fresh agents (at least ``hands`` table-hands)."""
     config = MatchConfig(
-        hands=hands, seats=2, duplicate=True, seed=seed, tables=tables, betting="fixed-limit"
+        hands=hands, seats=2, duplicate=True, seed=seed, tables=tables, betting=Betting.FIXED_LIMIT
     )
     start = time.perf_counter()
     result = play_match([first[1](), second[1]()], (0, 1), config, names=[first[0], second[0]])
