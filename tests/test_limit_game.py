@@ -74,3 +74,19 @@ def test_fixed_limit_match_conserves_chips_and_caps_raises() -> None:
 def test_unknown_betting_is_refused() -> None:
     with pytest.raises(MatchError, match="no-limit or fixed-limit"):
         MatchConfig(betting="pot-limit")  # type: ignore[arg-type]
+
+
+def test_hud_statistics_add_up_between_two_players() -> None:
+    """Heads-up, every hand ends in a fold or a showdown: one player's folds are the other's
+    wins without showdown, and the showdown pots' shares sum to one."""
+    config = MatchConfig(hands=600, seats=2, betting="fixed-limit", seed=5, tables=32)
+    result = play_match([RandomAgent(), CallingStation()], (0, 1), config)
+    rand, station = (agent.hud for agent in result.agents)
+    assert rand is not None
+    assert station is not None
+    assert station.folded == 0.0
+    assert station.won_without_showdown == pytest.approx(rand.folded)
+    assert rand.went_to_showdown == pytest.approx(1 - rand.folded)
+    assert rand.won_at_showdown + station.won_at_showdown == pytest.approx(1.0)
+    assert station.aggression == 0.0  # calls, never bets
+    assert rand.aggression is None  # a station never bets, so random never calls after the flop

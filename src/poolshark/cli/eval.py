@@ -145,8 +145,7 @@ def print_result(result: MatchResult) -> None:
         columns += ["sb/hand", "sb 95% CI"]
     for column in columns:
         table.add_column(column, justify="left" if column == "agent" else "right")
-    table.add_column("VPIP", justify="right")
-    table.add_column("PFR", justify="right")
+
     for agent in result.agents:
         table.add_row(
             agent.name,
@@ -155,6 +154,7 @@ def print_result(result: MatchResult) -> None:
             *_cells(agent, aivat=config.variance_reduction, limit=limit),
         )
     console.print(table)
+    print_styles(result)
     lineup = ", ".join(result.agents[i].name for i in result.lineup)
     ev = {
         AllInEV.SAMPLED: f"sampled ({config.runouts} runouts)",
@@ -168,7 +168,8 @@ def print_result(result: MatchResult) -> None:
     )
     console.print(
         "95% CI: ±1.96 standard errors over independent deals (per agent, its seats summed); "
-        "EV: all-in pots paid by expectation."
+        "EV: all-in pots paid by expectation. WTSD: went to showdown; W$SD: its share of "
+        "the showdown pots it contested; AF: postflop bets and raises per call."
         + (
             " AIVAT: minus chance and known-policy corrections (mean zero; docs/evaluate.md)."
             if config.variance_reduction
@@ -197,6 +198,32 @@ def _cells(agent: AgentResult, *, aivat: bool, limit: bool) -> list[str]:
         ev_ci,
         *reduced,
         *small_bets,
-        f"{100 * agent.vpip:.1f}",
-        f"{100 * agent.pfr:.1f}",
     ]
+
+
+def print_styles(result: MatchResult) -> None:
+    """One row per agent: its HUD statistics, so a degenerate style shows beside its rate."""
+    table = Table(title="styles (percent of hands; AF postflop)", title_justify="left")
+    for column in ("agent", "VPIP", "PFR", "fold", "WTSD", "W$SD", "won w/o SD", "AF"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for agent in result.agents:
+        hud = agent.hud
+        if hud is None:
+            continue
+        aggression = "-" if hud.aggression is None else f"{hud.aggression:.2f}"
+        table.add_row(
+            agent.name,
+            *(
+                f"{100 * share:.1f}"
+                for share in (
+                    agent.vpip,
+                    agent.pfr,
+                    hud.folded,
+                    hud.went_to_showdown,
+                    hud.won_at_showdown,
+                    hud.won_without_showdown,
+                )
+            ),
+            aggression,
+        )
+    console.print(table)

@@ -56,6 +56,8 @@ from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.kernel import (
+    FOLD,
+    FOLDED,
     LOG_AMOUNT,
     LOG_LEN,
     LOG_MOVE,
@@ -64,6 +66,7 @@ from poolshark.engine.kernel import (
     PREFLOP,
     RAISE,
     RAKE,
+    TOTAL,
 )
 from poolshark.engine.runouts import AllInEV, hand_results
 from poolshark.evaluate.aivat import (
@@ -233,6 +236,7 @@ class AgentResult:
     aivat_plain: Estimate | None = None
     luck: Estimate | None = None
     corrected_decisions: int = 0
+    hud: HudStats | None = None
 
     def as_dict(self) -> dict[str, object]:
         """Plain values for JSON."""
@@ -252,6 +256,36 @@ class AgentResult:
             "decisions": self.decisions,
             "coerced": self.coerced,
             "agent_seconds": self.agent_seconds,
+            "hud": None if self.hud is None else self.hud.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class HudStats:
+    """An agent's style over a match, the statistics a HUD shows beside a win rate, so that
+    a degenerate style (always raising, folding everything) is visible at a glance.
+
+    Shares of the agent's seat-hands: ``folded`` (it folded), ``went_to_showdown`` (it
+    saw a showdown), ``won_without_showdown`` (everyone else folded). ``won_at_showdown``
+    is its share of the showdown pots it contested (a split pot counts the part it took).
+    ``aggression`` is bets and raises over calls after the flop (checks count as neither;
+    None when it never called after the flop).
+    """
+
+    folded: float
+    went_to_showdown: float
+    won_without_showdown: float
+    won_at_showdown: float
+    aggression: float | None
+
+    def as_dict(self) -> dict[str, float | None]:
+        """Plain values for JSON."""
+        return {
+            "folded": self.folded,
+            "went_to_showdown": self.went_to_showdown,
+            "won_without_showdown": self.won_without_showdown,
+            "won_at_showdown": self.won_at_showdown,
+            "aggression": self.aggression,
         }
 
 
@@ -453,6 +487,12 @@ class _Runner:
         self.vpip = np.zeros(n_agents, dtype=np.int64)
         self.pfr = np.zeros(n_agents, dtype=np.int64)
         self.seat_hands = np.zeros(n_agents, dtype=np.int64)
+        self.folds = np.zeros(n_agents, dtype=np.int64)
+        self.showdowns = np.zeros(n_agents, dtype=np.int64)
+        self.showdown_share = np.zeros(n_agents)
+        self.uncontested_wins = np.zeros(n_agents, dtype=np.int64)
+        self.postflop_aggressive = np.zeros(n_agents, dtype=np.int64)
+        self.postflop_calls = np.zeros(n_agents, dtype=np.int64)
         self.rake = 0
 
     # -- the face's hooks ---------------------------------------------------------------------
@@ -503,6 +543,7 @@ class _Runner:
         np.add.at(self.vpip, owners, self.vpip_flag[done])
         np.add.at(self.pfr, owners, self.pfr_flag[done])
         np.add.at(self.seat_hands, owners.ravel(), 1)
+        self._book_showdowns(done, owners, net)
         self.rake += int(batch.table[done, RAKE].sum())
         if self.observer is not None:
             self.observer(FinishedHands(batch, done, self.loop.hand_ids[done], owners, net, ev))
@@ -517,8 +558,40 @@ class _Runner:
         actor = entry[:, LOG_SEAT]
         self.vpip_flag[live[voluntary], actor[voluntary]] = True
         self.pfr_flag[live[preflop & raised], actor[preflop & raised]] = True
+        postflop = ~preflop
+        acting = self.loop.owner[live, actor]
+        np.add.at(self.postflop_aggressive, acting[postflop & raised], 1)
+        called = postflop & ~raised & (entry[:, LOG_MOVE] != FOLD) & (entry[:, LOG_AMOUNT] > 0)
+        np.add.at(self.postflop_calls, acting[called], 1)
         if self.corrections is not None:
             self.corrections.stepped(live)
+
+    def _book_showdowns(self, done: Int64s, owners: Int64s, net: Int64s) -> None:
+        """Count folds, showdowns (with each one's share of the pot) and uncontested wins."""
+        folded = self.batch.seat[done, FOLDED].astype(np.bool_)
+        alive = ~folded
+        showdown = alive & (alive.sum(axis=1) >= 2)[:, None]
+        uncontested = alive & (alive.sum(axis=1) == 1)[:, None]
+        paid = np.where(showdown, net + self.batch.seat[done, TOTAL], 0).astype(np.float64)
+        share = paid / np.maximum(paid.sum(axis=1, keepdims=True), 1)
+        np.add.at(self.folds, owners[folded], 1)
+        np.add.at(self.showdowns, owners[showdown], 1)
+        np.add.at(self.showdown_share, owners[showdown], share[showdown])
+        np.add.at(self.uncontested_wins, owners[uncontested], 1)
+
+    def _hud(self, agent: int) -> HudStats:
+        """Agent ``agent``'s HUD statistics from the books."""
+        hands = max(int(self.seat_hands[agent]), 1)
+        showdowns = int(self.showdowns[agent])
+        calls = int(self.postflop_calls[agent])
+        aggressive = int(self.postflop_aggressive[agent])
+        return HudStats(
+            folded=float(self.folds[agent] / hands),
+            went_to_showdown=showdowns / hands,
+            won_without_showdown=float(self.uncontested_wins[agent] / hands),
+            won_at_showdown=float(self.showdown_share[agent] / max(showdowns, 1)),
+            aggression=aggressive / calls if calls else None,
+        )
 
     # -- playing ------------------------------------------------------------------------------
 
@@ -579,6 +652,7 @@ class _Runner:
                     aivat_plain=aivat_plain,
                     luck=luck,
                     corrected_decisions=self.observed[a].corrected,
+                    hud=self._hud(a),
                 )
             )
         return MatchResult(
