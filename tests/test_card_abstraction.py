@@ -49,7 +49,9 @@ def _board_row(board: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("street", "hole", "board"), CASES)
-def test_monte_carlo_features_agree_with_exact_reference(street: int, hole: str, board: str) -> None:
+def test_monte_carlo_features_agree_with_exact_reference(
+    street: int, hole: str, board: str
+) -> None:
     """Each of E, E2, PPOT, NPOT within 4 standard errors (+ the ratio bias) of exact."""
     exact = exact_features(street, parse_cards(hole), parse_cards(board))
     holes = np.array([parse_cards(hole)])
@@ -222,7 +224,8 @@ def test_holdem_game_is_the_empirical_game(abstraction: CardAbstraction) -> None
     result = (dealt.results[together].sum() - dealt.results[swapped].sum()) / count
     assert chance.showdown[pair] == pytest.approx(result)
     never = chance.joint[3] == 0
-    assert never.any() and (chance.showdown[never] == 0).all()
+    assert never.any()
+    assert (chance.showdown[never] == 0).all()
     again = holdem_game(abstraction, 3000, seed=4)
     np.testing.assert_array_equal(again.chance.joint[3], chance.joint[3])
 

@@ -123,7 +123,7 @@ def _row_features(
         per, stratum_cards = PREFLOP_PER_FLOP, 3
         strata = max(1, samples // PREFLOP_PER_FLOP)
     rest = 5 - n_board - stratum_cards  # board cards drawn with the opponent's hand
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 (numba kernels have only the legacy API)
     work = deck[:n].copy()
     table = np.zeros((3, 3))
     e_sum = 0.0
@@ -138,7 +138,7 @@ def _row_features(
                     break
         for d in range(stratum_cards):
             if stratum_cards == 3:  # a random flop
-                j = np.random.randint(0, n - d)
+                j = np.random.randint(0, n - d)  # noqa: NPY002
                 work[j], work[n - 1 - d] = work[n - 1 - d], work[j]
             card = work[n - 1 - d]
             stratum_key += card_key[card]
@@ -148,7 +148,7 @@ def _row_features(
         s2 = 0.0
         for _ in range(per):
             for d in range(2 + rest):
-                j = d + np.random.randint(0, avail - d)
+                j = d + np.random.randint(0, avail - d)  # noqa: NPY002
                 work[d], work[j] = work[j], work[d]
             runout_key = stratum_key
             runout_mask = stratum_mask

@@ -235,12 +235,12 @@ def _cluster(features: Floats, weights: Floats, k: int, seed: int) -> tuple[Floa
 
 @nb.njit(cache=True)
 def _deal_cards(deals: int, seed: int) -> Int64s:
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 (numba kernels have only the legacy API)
     out = np.empty((deals, 9), dtype=np.int64)
     deck = np.arange(N_CARDS)
     for i in range(deals):
         for d in range(9):
-            j = d + np.random.randint(0, N_CARDS - d)
+            j = d + np.random.randint(0, N_CARDS - d)  # noqa: NPY002
             deck[d], deck[j] = deck[j], deck[d]
             out[i, d] = deck[d]
     return out
@@ -292,7 +292,9 @@ def sequences_of(abstraction: CardAbstraction, buckets: Int64s) -> Int64s:
     at round r is ``seq[r - 1] * K_r + bucket[r]``."""
     found = np.array(buckets, dtype=np.int64, copy=True)
     for street in range(1, STREETS):
-        found[..., street] = found[..., street - 1] * abstraction.buckets[street] + found[..., street]
+        found[..., street] = (
+            found[..., street - 1] * abstraction.buckets[street] + found[..., street]
+        )
     return found
 
 
@@ -306,19 +308,18 @@ def chance_model(abstraction: CardAbstraction, dealt: DealBuckets) -> ChanceMode
     sizes = abstraction.sequences
     joint: list[Floats] = []
     parent: list[Int64s] = []
-    counts = np.zeros(0)
-    pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    for r in range(STREETS):
-        n = sizes[r]
-        pairs = (sequences[0, :, r] * n + sequences[1, :, r], sequences[1, :, r] * n + sequences[0, :, r])
-        counts = np.bincount(pairs[0], minlength=n * n) + np.bincount(pairs[1], minlength=n * n)
+    for r, n in enumerate(sizes):
+        # Pair index i * n + j of each deal as dealt (forward) and with the players swapped.
+        forward = sequences[0, :, r] * n + sequences[1, :, r]
+        backward = sequences[1, :, r] * n + sequences[0, :, r]
+        counts = np.bincount(forward, minlength=n * n) + np.bincount(backward, minlength=n * n)
         joint.append((counts / (2 * deals)).reshape(n, n))
-        parent.append(np.arange(n, dtype=np.int64) // abstraction.buckets[r])
-    parent[0] = np.zeros(sizes[0], dtype=np.int64)
+        above = np.arange(n, dtype=np.int64) // abstraction.buckets[r]
+        parent.append(above if r else np.zeros(n, dtype=np.int64))
     results = dealt.results.astype(np.float64)
     n = sizes[-1]
-    totals = np.bincount(pairs[0], weights=results, minlength=n * n) - np.bincount(
-        pairs[1], weights=results, minlength=n * n
+    totals = np.bincount(forward, weights=results, minlength=n * n) - np.bincount(
+        backward, weights=results, minlength=n * n
     )
     showdown = np.divide(totals, counts, out=np.zeros(n * n), where=counts > 0).reshape(n, n)
     return ChanceModel(parent=tuple(parent), joint=tuple(joint), showdown=showdown)
