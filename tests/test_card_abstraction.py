@@ -93,13 +93,13 @@ def test_preflop_class_features_cover_every_class() -> None:
     assert found[class_index("AA"), 0] > found[class_index("KK"), 0] > found[class_index("72o"), 0]
 
 
-def test_river_features_are_strength_and_its_square() -> None:
-    """On the river nothing is to come: E2 = E^2 and both potentials are 0."""
-    holes = np.array([parse_cards("QhJh"), parse_cards("2c3d")])
-    boards = np.array([_board_row("Ah7d2h9sKd")] * 2)
-    found = monte_carlo_features(3, holes, boards, samples=500, seed=1)
-    np.testing.assert_allclose(found[:, 1], found[:, 0] ** 2)
-    assert (found[:, 2:] == 0).all()
+def test_river_features_are_exact() -> None:
+    """On the river every opponent hand is counted: the exact reference to rounding."""
+    for hole, board in (("QhJh", "Ah7d2h9sKd"), ("2c3d", "Ah7d2h9sKd"), ("AsKs", "QsJsTs2c3d")):
+        found = monte_carlo_features(3, [parse_cards(hole)], [_board_row(board)], seed=1)
+        np.testing.assert_allclose(
+            found[0], exact_features(3, parse_cards(hole), parse_cards(board))
+        )
 
 
 def test_features_depend_on_card_sets_not_order_or_batch() -> None:

@@ -12,13 +12,14 @@ opponent's hand uniform over the cards left (card removal applied):
   end ahead (ties half) at the river; and from ahead to behind. Preflop there is no hand
   "now", so both are 0 (as on the river, where nothing is to come).
 
-The estimate is stratified over the next observed cards: on the flop and the turn every
-unseen card is a stratum (each is equally likely against a uniform opponent), preflop
-``samples // PREFLOP_PER_FLOP`` random flops are. Within a stratum ``per`` deals of the
-opponent's hand and the rest of the board are drawn, and the square of the stratum's
-equity is estimated without bias by ``(S1^2 - S2) / (per (per - 1))`` from the sums of the
-pot shares and of their squares. So ``e`` and ``e2`` are unbiased; ``ppot`` and ``npot``
-are ratio estimates (bias of order 1 / samples).
+On the river every opponent hand is enumerated (990 evaluations, exact and cheaper than
+sampling). Elsewhere the estimate is stratified over the next observed cards: on the flop
+and the turn every unseen card is a stratum (each is equally likely against a uniform
+opponent), preflop ``samples // PREFLOP_PER_FLOP`` random flops are. Within a stratum
+``per`` deals of the opponent's hand and the rest of the board are drawn, and the square
+of the stratum's equity is estimated without bias by ``(S1^2 - S2) / (per (per - 1))``
+from the sums of the pot shares and of their squares. So ``e`` and ``e2`` are unbiased;
+``ppot`` and ``npot`` are ratio estimates (bias of order 1 / samples).
 
 Each row draws from its own stream, seeded by a hash of the caller's seed, the street and
 the *sets* of hole and board cards (order does not matter), so a (hand, board) gets the
@@ -113,10 +114,28 @@ def _row_features(
     hero_now = 0
     if has_now:
         hero_now = int(value_of(hero_key, hero_mask, row_base, rank_table, flush_table))
+    out[2] = 0.0
+    out[3] = 0.0
+    if n_board == 5:  # the river: every opponent hand, exactly (cheaper than sampling)
+        total = 0.0
+        for a in range(n):
+            key_a = board_key + card_key[deck[a]]
+            mask_a = board_mask | card_mask[deck[a]]
+            for b in range(a + 1, n):
+                theirs = value_of(
+                    key_a + card_key[deck[b]],
+                    mask_a | card_mask[deck[b]],
+                    row_base,
+                    rank_table,
+                    flush_table,
+                )
+                total += 1.0 if hero_now > theirs else (0.5 if hero_now == theirs else 0.0)
+        e = total / (n * (n - 1) // 2)
+        out[0] = e
+        out[1] = e * e
+        return
 
-    if n_board == 5:
-        strata, per, stratum_cards = 1, max(samples, 1), 0
-    elif n_board >= 3:
+    if n_board >= 3:
         strata, stratum_cards = n, 1
         per = max(2, (samples + n - 1) // n)
     else:
@@ -175,14 +194,10 @@ def _row_features(
                 now_theirs = value_of(villain_key, villain_mask, row_base, rank_table, flush_table)
                 table[_outcome(hero_now, int(now_theirs)), final] += 1.0
         e_sum += s1 / per
-        if stratum_cards:
-            e2_sum += (s1 * s1 - s2) / (per * (per - 1))
-    e = e_sum / strata
-    out[0] = e
-    out[1] = e2_sum / strata if stratum_cards else e * e
-    out[2] = 0.0
-    out[3] = 0.0
-    if has_now and n_board < 5:
+        e2_sum += (s1 * s1 - s2) / (per * (per - 1))
+    out[0] = e_sum / strata
+    out[1] = e2_sum / strata
+    if has_now:
         behind = table[BEHIND].sum() + table[TIED].sum() / 2
         ahead = table[AHEAD].sum() + table[TIED].sum() / 2
         ppot = table[BEHIND, AHEAD] + table[BEHIND, TIED] / 2 + table[TIED, AHEAD] / 2
@@ -304,7 +319,8 @@ def monte_carlo_features(
 
     ``boards`` are (N, 5) with -1 for cards not seen yet (only the street's first cards
     are read). ``samples`` is about how many deals each row draws (on the flop and the
-    turn at least two per unseen card). ``threads``: cores to use (None: all).
+    turn at least two per unseen card; the river is exact). ``threads``: cores to use
+    (None: all).
     """
     if samples < 2:
         raise CardError(f"samples must be at least 2, got {samples}")
