@@ -121,6 +121,18 @@ def test_features_depend_on_card_sets_not_order_or_batch() -> None:
     assert not np.array_equal(other, alone)
 
 
+@pytest.mark.slow
+def test_threads_do_not_change_features() -> None:
+    """Per-row streams: the parallel kernel gives the serial kernel's figures exactly
+    (slow only for compiling the parallel kernel, about 30 s on a cold cache)."""
+    cards = deal_cards(64, seed=3)
+    boards = cards[:, 4:9].copy()
+    boards[:, 3:] = -1
+    serial = monte_carlo_features(1, cards[:, :2], boards, samples=50, seed=2)
+    parallel = monte_carlo_features(1, cards[:, :2], boards, samples=50, seed=2, threads=2)
+    np.testing.assert_array_equal(parallel, serial)
+
+
 @pytest.mark.parametrize(
     ("holes", "boards", "message"),
     [

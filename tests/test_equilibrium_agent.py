@@ -13,6 +13,7 @@ from poolshark.engine.kernel import BUTTON, CHECK_CALL, RAISE
 from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.solve.bucket_features import BOARD_CARDS
 from poolshark.solve.card_abstraction import CardAbstraction, fit_abstraction
+from poolshark.solve.limit_game import LimitGameError
 
 BTN, BB = 0, 1
 C, R = CHECK_CALL, RAISE
@@ -125,6 +126,27 @@ def test_tree_rejects_histories_off_the_tree(history: str) -> None:
         tree_node(history)
 
 
+def test_the_tree_has_holdems_decision_counts() -> None:
+    """Walking :func:`tree_node`'s actions from the root reaches the 8, 70, 630 and 5,670
+    decisions per round of heads-up limit hold'em (6,378 in all)."""
+    counts = [0, 0, 0, 0]
+    pending = [""]
+    while pending:
+        history = pending.pop()
+        _, may_fold, may_raise = tree_node(history)
+        rounds = history.count("/")
+        counts[rounds] += 1
+        opened = history.rsplit("/", 1)[-1]
+        if may_raise:
+            pending.append(history + "r")
+        if not opened:
+            pending.append(history + "c")  # the first action of a round never closes it
+        elif rounds < 3:
+            pending.append(history + "c/")
+        assert may_fold == history.endswith("r") or history == ""
+    assert counts == [8, 70, 630, 5670]
+
+
 def test_history_rejects_bad_logs() -> None:
     with pytest.raises(AgentError, match="street 2"):
         history_of([(BTN, C, 1, 2)], 1)
@@ -229,6 +251,25 @@ def test_bad_strategy_answers_are_named(abstraction: CardAbstraction) -> None:
     agent = EquilibriumAgent(abstraction, FixedStrategy((0.5, -0.1, 0.6)))
     with pytest.raises(AgentError, match="non-negative"):
         play_match([agent, CallingStation()], [0, 1], _limit_match(4, seed=1))
+
+
+def test_strategy_errors_are_raised_with_the_history(abstraction: CardAbstraction) -> None:
+    class Refusing:
+        def probabilities(self, history: str, sequence: int) -> np.ndarray:
+            raise LimitGameError(f"sequence {sequence} is not in 0..0")
+
+    agent = EquilibriumAgent(abstraction, Refusing())
+    with pytest.raises(AgentError, match="refused history ''"):
+        play_match([agent, CallingStation()], [0, 1], _limit_match(4, seed=1))
+
+
+def test_a_strategy_of_another_game_is_refused(abstraction: CardAbstraction) -> None:
+    class Named(UniformTreeStrategy):
+        game_name = "holdem-5-5-5-5"
+
+    assert abstraction.game_name == "holdem-3-3-3-3"
+    with pytest.raises(AgentError, match="holdem-5-5-5-5"):
+        EquilibriumAgent(abstraction, Named())
 
 
 def test_more_than_two_seats_is_refused(abstraction: CardAbstraction) -> None:

@@ -23,8 +23,11 @@ Off the tree (the engine allowing what the abstract game does not):
   the abstract pot is smaller than the real one by the over-cap bets;
 * an action the engine forbids (no raise when a stack is short, no fold when checking is
   free): its probability moves to check/call, so the agent is never coerced;
-* a history the strategy does not know (``KeyError``), or one that maps to a state where
-  the tree would not have this player act: check/call, counted in :attr:`off_tree`.
+* a history that maps to no decision of this player in the tree, or one the strategy
+  does not know (``KeyError``): check/call, counted in :attr:`off_tree` (with the CFR
+  solver's strategies this never happens: :func:`tree_node` accepts exactly the decision
+  histories of its tree). A strategy that refuses a history of the tree or a sequence
+  (``LimitGameError``) is a mismatch of strategy and abstraction, raised as an error.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.kernel import BUTTON, CHECK_CALL, FOLD, RAISE
 from poolshark.solve.bucket_features import BOARD_CARDS
 from poolshark.solve.card_abstraction import CardAbstraction
-from poolshark.solve.limit_game import HOLDEM_BETTING, LimitBetting
+from poolshark.solve.limit_game import HOLDEM_BETTING, LimitBetting, LimitGameError
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -119,6 +122,12 @@ class EquilibriumAgent:
         betting: LimitBetting = HOLDEM_BETTING,
         threads: int | None = 1,
     ) -> None:
+        name = getattr(strategy, "game_name", None)
+        if isinstance(name, str) and name.startswith("holdem-") and name != abstraction.game_name:
+            raise AgentError(
+                f"the strategy solves {name!r} but the abstraction's game is "
+                f"{abstraction.game_name!r}"
+            )
         self.abstraction = abstraction
         self.strategy = strategy
         self.betting = betting
@@ -167,6 +176,10 @@ class EquilibriumAgent:
         except (AgentError, KeyError):
             self.off_tree += 1
             return fallback
+        except LimitGameError as error:
+            raise AgentError(
+                f"the strategy refused history {history!r}, sequence {sequence}: {error}"
+            ) from None
         if found.shape != (3,) or not np.isfinite(found).all() or (found < 0).any():
             raise AgentError(
                 f"strategy probabilities at {history!r} must be 3 finite non-negative numbers"

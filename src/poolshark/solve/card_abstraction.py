@@ -88,6 +88,11 @@ class CardAbstraction:
         counts = np.cumprod(self.buckets)
         return (int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3]))
 
+    @property
+    def game_name(self) -> str:
+        """The name of its abstract game (:func:`holdem_game`): ``holdem-K0-K1-K2-K3``."""
+        return "holdem-" + "-".join(str(k) for k in self.buckets)
+
     def features(
         self, street: int, holes: npt.ArrayLike, boards: npt.ArrayLike, *, threads: int | None = 1
     ) -> Floats:
@@ -331,5 +336,5 @@ def holdem_game(
     """Abstract heads-up limit hold'em: :data:`HOLDEM_BETTING` with the empirical chance
     model (:func:`chance_model`) of ``deals`` random deals bucketed by ``abstraction``."""
     dealt = bucket_deals(abstraction, deals, seed, threads=threads)
-    name = "holdem-" + "-".join(str(k) for k in abstraction.buckets)
-    return LimitGame(name=name, betting=HOLDEM_BETTING, chance=chance_model(abstraction, dealt))
+    chance = chance_model(abstraction, dealt)
+    return LimitGame(name=abstraction.game_name, betting=HOLDEM_BETTING, chance=chance)
