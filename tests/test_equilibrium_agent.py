@@ -198,6 +198,10 @@ def test_full_match_against_itself(abstraction: CardAbstraction) -> None:
     assert any(h.endswith("rrr") and "/" not in h for h in asked)  # preflop capped
     assert any(h.endswith("/crrrr") or h.endswith("/rrrr") for h in asked)  # postflop cap
     assert any(h.count("/") == 3 for h in asked)  # river decisions
+    both = CheckedAgent(abstraction, UniformTreeStrategy())  # one object in both seats
+    mirror = play_match([both], [0, 0], _limit_match(40, seed=4))
+    assert mirror.agents[0].won_chips == 0
+    assert mirror.agents[0].coerced == both.off_tree == 0
 
 
 def test_match_against_a_station_and_a_maniac(abstraction: CardAbstraction) -> None:
