@@ -9,7 +9,8 @@ Measured in one run, all on one core:
 * hand features (E, E2, PPOT, NPOT against a random hand) per second on the flop, turn and
   river: the compiled Monte Carlo estimate (``samples=200``, the abstraction's default) next
   to the exact reference (``equity.features.hand_features`` against the full range) on the
-  same hands, with the ratio of their speeds and the Monte Carlo's mean absolute error;
+  same hands, with the ratio of their speeds, the Monte Carlo's mean absolute error and how
+  often the Monte Carlo features fall in the bucket the exact ones fall in (5 buckets);
 * fitting an abstraction (5 buckets a street);
 * bucket lookups per second per street (preflop is a table lookup; postflop includes the
   features), and the nearest-centroid step alone;
@@ -19,7 +20,8 @@ Measured in one run, all on one core:
   against a calling station): its decisions per second, and the match's hands per second.
 
 The last line is one JSON object: ``features`` (per street: ``mc_per_s``, ``exact_per_s``,
-``ratio``, ``mean_abs_error`` of E, E2, PPOT, NPOT), ``fit_s``, ``bucket_per_s`` (per
+``ratio``, ``mean_abs_error`` of E, E2, PPOT, NPOT, ``same_bucket``, ``exact_hands``),
+``fit_s``, ``bucket_per_s`` (per
 street), ``nearest_per_s``, ``deals_per_s``, ``deals``, ``river_pairs_seen``,
 ``river_pairs``, ``agent_decisions_per_s``, ``match_hands_per_s``, ``quick`` and ``seed``.
 """
@@ -63,9 +65,13 @@ def boards_at(cards: np.ndarray, street: int) -> np.ndarray:
 def main() -> None:
     """Time every piece and print the tables and the JSON line."""
     args = parse_args(__doc__ or "")
-    exact_hands = {1: 2, 2: 20, 3: 200} if args.quick else {1: 6, 2: 60, 3: 600}
+    exact_hands = {1: 8, 2: 100, 3: 200} if args.quick else {1: 30, 2: 400, 3: 600}
     mc_hands = 5_000 if args.quick else 40_000
     cards = deal_cards(max(mc_hands, 1000), args.seed)
+    start = time.perf_counter()
+    hands = 2_000 if args.quick else 20_000
+    abstraction = fit_abstraction(hands=hands, samples=SAMPLES, seed=args.seed)
+    fit_s = time.perf_counter() - start
     rows: list[list[object]] = []
     features: dict[str, dict[str, object]] = {}
     for street in (1, 2, 3):
@@ -90,12 +96,15 @@ def main() -> None:
             street, cards[:n, :2], boards[:n], samples=SAMPLES, seed=args.seed
         )
         error = np.abs(sampled - exact).mean(axis=0)
+        same = abstraction.nearest(street, sampled) == abstraction.nearest(street, exact)
         mc_rate, exact_rate = mc_hands / mc_s, n / exact_s
         features[STREET_NAMES[street]] = {
             "mc_per_s": mc_rate,
             "exact_per_s": exact_rate,
             "ratio": mc_rate / exact_rate,
             "mean_abs_error": error.round(4).tolist(),
+            "same_bucket": float(same.mean()),
+            "exact_hands": n,
         }
         rows.append(
             [
@@ -104,18 +113,21 @@ def main() -> None:
                 exact_rate,
                 mc_rate / exact_rate,
                 " ".join(f"{e:.4f}" for e in error),
+                f"{same.mean():.0%} of {n}",
             ]
         )
     print_table(
         f"Hand features against a random hand (1 core; Monte Carlo {SAMPLES} samples)",
-        ["street", "Monte Carlo / s", "exact / s", "ratio", "MC abs error E E2 PPOT NPOT"],
+        [
+            "street",
+            "Monte Carlo / s",
+            "exact / s",
+            "ratio",
+            "MC abs error E E2 PPOT NPOT",
+            "same bucket as exact",
+        ],
         rows,
     )
-
-    start = time.perf_counter()
-    hands = 2_000 if args.quick else 20_000
-    abstraction = fit_abstraction(hands=hands, samples=SAMPLES, seed=args.seed)
-    fit_s = time.perf_counter() - start
 
     lookups = 5_000 if args.quick else 40_000
     bucket_rates: dict[str, float] = {}
