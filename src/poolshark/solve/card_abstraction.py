@@ -127,10 +127,9 @@ class CardAbstraction:
     def nearest(self, street: int, features: npt.ArrayLike) -> Int64s:
         """(N,) the nearest centroid of each feature row, after standardising it."""
         check_street(street)
-        scaled = (np.asarray(features, dtype=np.float64) - self.means[street]) / self.scales[street]
-        distances = ((scaled[:, None, :] - self.centroids[street][None, :, :]) ** 2).sum(axis=2)
-        nearest: Int64s = distances.argmin(axis=1).astype(np.int64)
-        return nearest
+        return nearest_centroid(
+            features, self.means[street], self.scales[street], self.centroids[street]
+        )
 
     def save(self, path: Path | str) -> None:
         """Write the abstraction to ``path`` (.npz), atomically (a temporary file renamed)."""
@@ -149,7 +148,11 @@ class CardAbstraction:
             arrays[f"centroids_{street}"] = centroids
         target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".npz", delete=False) as tmp:
-            np.savez(tmp, **arrays)  # type: ignore[arg-type]
+            try:
+                np.savez(tmp, **arrays)  # type: ignore[arg-type]
+            except BaseException:
+                Path(tmp.name).unlink()
+                raise
         os.replace(tmp.name, target)
 
     @classmethod
@@ -213,8 +216,6 @@ def fit_abstraction(
     means = np.stack([fit[1] for fit in fits])
     scales = np.stack([fit[2] for fit in fits])
     centroids = (fits[0][0], fits[1][0], fits[2][0], fits[3][0])
-    scaled = (preflop - means[0]) / scales[0]
-    distances = ((scaled[:, None, :] - centroids[0][None, :, :]) ** 2).sum(axis=2)
     return CardAbstraction(
         buckets=buckets,
         samples=samples,
@@ -223,8 +224,18 @@ def fit_abstraction(
         means=means,
         scales=scales,
         preflop_features=preflop,
-        preflop_buckets=distances.argmin(axis=1).astype(np.int64),
+        preflop_buckets=nearest_centroid(preflop, means[0], scales[0], centroids[0]),
     )
+
+
+def nearest_centroid(
+    features: npt.ArrayLike, mean: Floats, scale: Floats, centroids: Floats
+) -> Int64s:
+    """(N,) the index of the nearest centroid of each feature row, standardised first."""
+    scaled = (np.asarray(features, dtype=np.float64) - mean) / scale
+    distances = ((scaled[:, None, :] - centroids[None, :, :]) ** 2).sum(axis=2)
+    nearest: Int64s = distances.argmin(axis=1).astype(np.int64)
+    return nearest
 
 
 def _cluster(features: Floats, weights: Floats, k: int, seed: int) -> tuple[Floats, Floats, Floats]:
