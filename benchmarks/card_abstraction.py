@@ -4,7 +4,7 @@ Run from the repository root::
 
     python benchmarks/card_abstraction.py [--quick] [--seed N] [--json]
 
-Measured in one run, all on one core:
+Measured in one run, on one core unless said:
 
 * hand features (E, E2, PPOT, NPOT against a random hand) per second on the flop, turn and
   river: the compiled Monte Carlo estimate (``samples=200``, the abstraction's default) next
@@ -14,22 +14,24 @@ Measured in one run, all on one core:
 * fitting an abstraction (5 buckets a street);
 * bucket lookups per second per street (preflop is a table lookup; postflop includes the
   features), and the nearest-centroid step alone;
-* ``holdem_game``: random deals bucketed for both players on every street per second, and
-  how many river sequence pairs the sampled game reaches;
+* ``holdem_game``: random deals bucketed for both players on every street per second, on
+  one core and on all (the same game either way), and how many river sequence pairs the
+  sampled game reaches;
 * :class:`EquilibriumAgent` in a heads-up fixed-limit match (a uniform stand-in strategy
   against a calling station): its decisions per second, and the match's hands per second.
 
 The last line is one JSON object: ``features`` (per street: ``mc_per_s``, ``exact_per_s``,
 ``ratio``, ``mean_abs_error`` of E, E2, PPOT, NPOT, ``same_bucket``, ``exact_hands``),
-``fit_s``, ``bucket_per_s`` (per
-street), ``nearest_per_s``, ``deals_per_s``, ``deals``, ``river_pairs_seen``,
-``river_pairs``, ``agent_decisions_per_s``, ``match_hands_per_s``, ``quick`` and ``seed``.
+``fit_s``, ``bucket_per_s`` (per street), ``nearest_per_s``, ``deals_per_s``,
+``deals_per_s_all_cores``, ``cores``, ``deals``, ``river_pairs_seen``, ``river_pairs``,
+``agent_decisions_per_s``, ``match_hands_per_s``, ``quick`` and ``seed``.
 """
 
 from __future__ import annotations
 
 import time
 
+import numba
 import numpy as np
 
 from common import best_of, emit, parse_args, print_table
@@ -65,6 +67,11 @@ def boards_at(cards: np.ndarray, street: int) -> np.ndarray:
 def main() -> None:
     """Time every piece and print the tables and the JSON line."""
     args = parse_args(__doc__ or "")
+
+    def show(title: str, columns: list[str], rows: list[list[object]]) -> None:
+        if not args.json:
+            print_table(title, columns, rows)
+
     exact_hands = {1: 8, 2: 100, 3: 200} if args.quick else {1: 30, 2: 400, 3: 600}
     mc_hands = 5_000 if args.quick else 40_000
     cards = deal_cards(max(mc_hands, 1000), args.seed)
@@ -116,7 +123,7 @@ def main() -> None:
                 f"{same.mean():.0%} of {n}",
             ]
         )
-    print_table(
+    show(
         f"Hand features against a random hand (1 core; Monte Carlo {SAMPLES} samples)",
         [
             "street",
@@ -145,7 +152,7 @@ def main() -> None:
     found = abstraction.features(1, cards[:lookups, :2], boards_at(cards, 1)[:lookups])
     nearest_s = best_of(lambda: abstraction.nearest(1, found), 5)
     bucket_rows.append(["nearest centroid only (flop)", lookups, lookups / nearest_s])
-    print_table(
+    show(
         f"Bucket lookups (1 core; fit on {hands:,} hands a street in {fit_s:.1f} s)",
         ["street", "hands", "per second"],
         bucket_rows,
@@ -153,15 +160,25 @@ def main() -> None:
 
     deals = 5_000 if args.quick else 50_000
     holdem_game(abstraction, 100, seed=args.seed)  # compile the dealer
+    holdem_game(abstraction, 100, seed=args.seed, threads=None)  # and the parallel kernel
     start = time.perf_counter()
     game = holdem_game(abstraction, deals, seed=args.seed)
     game_s = time.perf_counter() - start
+    start = time.perf_counter()
+    parallel = holdem_game(abstraction, deals, seed=args.seed, threads=None)
+    parallel_s = time.perf_counter() - start
     river = game.chance.joint[3]
+    if not np.array_equal(parallel.chance.joint[3], river):
+        raise AssertionError("the parallel features changed the game")
     seen = int((river > 0).sum())
-    print_table(
-        "Abstract game (holdem_game, 1 core)",
-        ["deals", "seconds", "deals / s", "river pairs seen", "river pairs"],
-        [[deals, game_s, deals / game_s, seen, river.size]],
+    cores = numba.get_num_threads()
+    show(
+        "Abstract game (holdem_game)",
+        ["cores", "deals", "seconds", "deals / s", "speed-up", "river pairs seen", "river pairs"],
+        [
+            [1, deals, game_s, deals / game_s, 1.0, seen, river.size],
+            [cores, deals, parallel_s, deals / parallel_s, game_s / parallel_s, seen, river.size],
+        ],
     )
     match_hands = 1_000 if args.quick else 10_000
     agent = EquilibriumAgent(abstraction, UniformTreeStrategy())
@@ -173,7 +190,7 @@ def main() -> None:
     )
     result = play_match([agent, CallingStation()], [0, 1], config)
     agent_s = result.agents[0].agent_seconds
-    print_table(
+    show(
         "EquilibriumAgent in a fixed-limit match (stand-in uniform strategy vs a station)",
         ["hands", "decisions", "agent seconds", "decisions / s", "hands / s (match)"],
         [
@@ -195,6 +212,8 @@ def main() -> None:
             "bucket_per_s": bucket_rates,
             "nearest_per_s": lookups / nearest_s,
             "deals_per_s": deals / game_s,
+            "deals_per_s_all_cores": deals / parallel_s,
+            "cores": cores,
             "deals": deals,
             "river_pairs_seen": seen,
             "river_pairs": int(river.size),
