@@ -29,7 +29,6 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 import numpy.typing as npt
-from sklearn.cluster import KMeans
 
 from poolshark.cards.card import N_CARDS, CardError
 from poolshark.cards.combos import COMBO_CLASS, COMBO_INDEX, N_CLASSES
@@ -240,6 +239,8 @@ def nearest_centroid(
 
 def _cluster(features: Floats, weights: Floats, k: int, seed: int) -> tuple[Floats, Floats, Floats]:
     """(centroids sorted by mean E, means, scales): weighted k-means on standardised rows."""
+    from sklearn.cluster import KMeans  # lazy: scikit-learn takes seconds to load; fits only
+
     mean = np.average(features, axis=0, weights=weights)
     spread = np.sqrt(np.average((features - mean) ** 2, axis=0, weights=weights))
     scale = np.where(spread > 1e-12, spread, 1.0)
