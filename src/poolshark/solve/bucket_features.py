@@ -21,9 +21,10 @@ of the stratum's equity is estimated without bias by ``(S1^2 - S2) / (per (per -
 from the sums of the pot shares and of their squares. So ``e`` and ``e2`` are unbiased;
 ``ppot`` and ``npot`` are ratio estimates (bias of order 1 / samples).
 
-Each row draws from its own stream, seeded by a hash of the caller's seed, the street and
-the *sets* of hole and board cards (order does not matter), so a (hand, board) gets the
-same features, and so the same bucket, wherever and in whatever batch it is computed.
+Each row draws from its own SplitMix64 stream, seeded by a hash of the caller's seed, the
+street and the *sets* of hole and board cards (order does not matter), so a (hand, board)
+gets the same features, and so the same bucket, wherever and in whatever batch it is
+computed.
 """
 
 from __future__ import annotations
@@ -76,6 +77,18 @@ def row_seed(seed: int, street: int, hole: Int64s, board: Int64s, n_board: int) 
     h = (h ^ board_mask) * np.int64(-4658895280553007687)
     h ^= h >> np.int64(31)
     return int(h & np.int64(0x7FFFFFFF))
+
+
+@nb.njit(inline="always")
+def below(state: npt.NDArray[np.uint64], n: int) -> int:
+    """A uniform integer in [0, n) from a SplitMix64 stream (``state``: one word, advanced);
+    the high 32 bits scaled by ``n``, so the bias is below n / 2^32."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return int(((z >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @nb.njit(cache=True)
@@ -142,7 +155,7 @@ def _row_features(
         per, stratum_cards = PREFLOP_PER_FLOP, 3
         strata = max(1, samples // PREFLOP_PER_FLOP)
     rest = 5 - n_board - stratum_cards  # board cards drawn with the opponent's hand
-    np.random.seed(seed)  # noqa: NPY002 (numba kernels have only the legacy API)
+    state = np.full(1, np.uint64(seed), dtype=np.uint64)
     work = deck[:n].copy()
     table = np.zeros((3, 3))
     e_sum = 0.0
@@ -157,7 +170,7 @@ def _row_features(
                     break
         for d in range(stratum_cards):
             if stratum_cards == 3:  # a random flop
-                j = np.random.randint(0, n - d)  # noqa: NPY002
+                j = below(state, n - d)
                 work[j], work[n - 1 - d] = work[n - 1 - d], work[j]
             card = work[n - 1 - d]
             stratum_key += card_key[card]
@@ -167,7 +180,7 @@ def _row_features(
         s2 = 0.0
         for _ in range(per):
             for d in range(2 + rest):
-                j = d + np.random.randint(0, avail - d)  # noqa: NPY002
+                j = d + below(state, avail - d)
                 work[d], work[j] = work[j], work[d]
             runout_key = stratum_key
             runout_mask = stratum_mask
