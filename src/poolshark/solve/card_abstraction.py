@@ -191,7 +191,8 @@ def fit_abstraction(
 
     ``hands`` random (hand, board) pairs per postflop street, each with features from
     ``samples`` Monte Carlo deals (the same size later used to bucket); preflop, the 169
-    classes with ``preflop_samples`` deals each, weighted by their combos.
+    classes with ``preflop_samples`` deals each, weighted by their combos. ``threads``:
+    cores for the features and k-means (None: all).
     """
     if len(buckets) != STREETS or min(buckets) < 1:
         raise CardError(f"buckets are four counts >= 1, got {buckets}")
@@ -203,7 +204,7 @@ def fit_abstraction(
         raise CardError(f"samples must be at least 2, got {samples}")
     preflop = preflop_class_features(samples=preflop_samples, seed=seed)
     weights = class_weights()
-    fits = [_cluster(preflop, weights, buckets[0], seed)]
+    fits = [_cluster(preflop, weights, buckets[0], seed, threads)]
     for street in range(1, STREETS):
         cards = deal_cards(hands, seed + street)
         boards = cards[:, 4:9].copy()
@@ -211,7 +212,7 @@ def fit_abstraction(
         features = monte_carlo_features(
             street, cards[:, :2], boards, samples=samples, seed=seed, threads=threads
         )
-        fits.append(_cluster(features, np.ones(hands), buckets[street], seed))
+        fits.append(_cluster(features, np.ones(hands), buckets[street], seed, threads))
     means = np.stack([fit[1] for fit in fits])
     scales = np.stack([fit[2] for fit in fits])
     centroids = (fits[0][0], fits[1][0], fits[2][0], fits[3][0])
@@ -237,15 +238,21 @@ def nearest_centroid(
     return nearest
 
 
-def _cluster(features: Floats, weights: Floats, k: int, seed: int) -> tuple[Floats, Floats, Floats]:
-    """(centroids sorted by mean E, means, scales): weighted k-means on standardised rows."""
+def _cluster(
+    features: Floats, weights: Floats, k: int, seed: int, threads: int | None
+) -> tuple[Floats, Floats, Floats]:
+    """(centroids sorted by mean E, means, scales): weighted k-means on standardised rows,
+    on ``threads`` cores (None: scikit-learn's default, all of them)."""
     from sklearn.cluster import KMeans  # lazy: scikit-learn takes seconds to load; fits only
+    from threadpoolctl import threadpool_limits  # lazy: comes with scikit-learn, fits only
 
     mean = np.average(features, axis=0, weights=weights)
     spread = np.sqrt(np.average((features - mean) ** 2, axis=0, weights=weights))
     scale = np.where(spread > 1e-12, spread, 1.0)
     scaled = (features - mean) / scale
-    model = KMeans(n_clusters=k, n_init=4, random_state=seed).fit(scaled, sample_weight=weights)
+    with threadpool_limits(limits=threads):
+        model = KMeans(n_clusters=k, n_init=4, random_state=seed)
+        model.fit(scaled, sample_weight=weights)
     centroids = np.asarray(model.cluster_centers_, dtype=np.float64)
     return centroids[np.argsort(centroids[:, 0], kind="stable")], mean, scale
 
