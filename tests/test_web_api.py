@@ -19,22 +19,22 @@ from hypothesis import strategies as st
 pytest.importorskip("fastapi", reason="fastapi is not installed (pip install -e '.[dev]')")
 pytest.importorskip("httpx", reason="httpx is not installed (pip install -e '.[dev]')")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from poolshark.agents.loading import load_agent  # noqa: E402
-from poolshark.agents.protocol import Decisions, Moves  # noqa: E402
-from poolshark.cli.web import parse_agents  # noqa: E402
-from poolshark.engine.config import Betting  # noqa: E402
-from poolshark.engine.table import Move  # noqa: E402
-from poolshark.histories.phh import parse_phh  # noqa: E402
-from poolshark.histories.replay import replay  # noqa: E402
-from poolshark.histories.split import parse_hand, split_hands  # noqa: E402
-from poolshark.web.app import create_app  # noqa: E402
-from poolshark.web.batcher import Batcher  # noqa: E402
-from poolshark.web.catalogue import AgentCatalogue  # noqa: E402
-from poolshark.web.hall import Hall  # noqa: E402
-from poolshark.web.server import exposure_warning  # noqa: E402
-from poolshark.web.sessions import Limits, SessionStore, game_config  # noqa: E402
+from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import Decisions, Moves
+from poolshark.cli.web import parse_agents
+from poolshark.engine.config import Betting
+from poolshark.engine.table import Move
+from poolshark.histories.phh import parse_phh
+from poolshark.histories.replay import replay
+from poolshark.histories.split import parse_hand, split_hands
+from poolshark.web.app import create_app
+from poolshark.web.batcher import Batcher
+from poolshark.web.catalogue import AgentCatalogue
+from poolshark.web.hall import Hall
+from poolshark.web.server import exposure_warning
+from poolshark.web.sessions import Limits, SessionStore, game_config
 
 View = dict[str, Any]
 
@@ -115,8 +115,10 @@ def test_pages_and_static_files_are_served(api: TestClient) -> None:
 def test_a_hand_against_a_station_is_chip_exact_to_showdown(api: TestClient) -> None:
     view = start(api, opponents=["station"])
     hero, villain = view["seats"]
-    assert len(hero["cards"]) == 2 and villain["cards"] is None  # the villain's are hidden
-    assert view["pot"] == 3 and view["legal"]["call"] == 1  # the button posts the small blind
+    assert len(hero["cards"]) == 2
+    assert villain["cards"] is None
+    assert view["pot"] == 3
+    assert view["legal"]["call"] == 1
     view = call_down(api, view)
     assert view["result"]["showdown"]
     assert all(len(seat["cards"]) == 2 for seat in view["seats"])  # shown at showdown
@@ -149,7 +151,8 @@ def test_legal_raises_are_accepted_and_illegal_ones_refused(api: TestClient) -> 
     assert "not 201" in error(api.post(act, json={"move": "raise", "amount": 201}), 422)
     assert "needs an amount" in error(api.post(act, json={"move": "raise"}), 422)
     view = api.post(act, json={"move": "raise", "amount": 7}).json()  # the station calls
-    assert view["street"] == "flop" and view["pot"] == 14
+    assert view["street"] == "flop"
+    assert view["pot"] == 14
     assert view["log"][:2] == [
         {"seat": 0, "street": "preflop", "text": "Hero raises to 7"},
         {"seat": 1, "street": "preflop", "text": "station_1 calls 5"},
@@ -158,8 +161,10 @@ def test_legal_raises_are_accepted_and_illegal_ones_refused(api: TestClient) -> 
     assert "folding is not allowed" in error(api.post(act, json={"move": "fold"}), 422)
     assert "nothing to call" in error(api.post(act, json={"move": "call"}), 422)
     view = api.post(act, json={"move": "raise", "amount": 193}).json()  # all-in
-    assert view["hand_over"] and view["result"]["showdown"]
-    assert sum(view["result"]["net"]) == 0 and abs(view["result"]["net"][0]) in (0, 200)
+    assert view["hand_over"]
+    assert view["result"]["showdown"]
+    assert sum(view["result"]["net"]) == 0
+    assert abs(view["result"]["net"][0]) in (0, 200)
     assert "hand is over" in error(api.post(act, json={"move": "check"}), 409)
 
 
@@ -169,9 +174,11 @@ def test_fixed_limit_raises_are_the_fixed_size(api: TestClient) -> None:
     assert view["legal"]["min_raise_to"] == view["legal"]["max_raise_to"] == 4
     assert "exactly 4, not 6" in error(api.post(act, json={"move": "raise", "amount": 6}), 422)
     view = api.post(act, json={"move": "raise"}).json()  # the amount is implied
-    assert view["pot"] == 8 and view["street"] == "flop"
+    assert view["pot"] == 8
+    assert view["street"] == "flop"
     view = api.post(act, json={"move": "raise"}).json()  # a flop bet is the small bet: 2
-    assert view["pot"] == 12 and view["street"] == "turn"
+    assert view["pot"] == 12
+    assert view["street"] == "turn"
     view = api.post(act, json={"move": "raise"}).json()  # the turn's big bet: 4
     assert view["pot"] == 20
 
@@ -222,11 +229,14 @@ def test_exports_read_back_through_the_ingestion_readers(api: TestClient) -> Non
     assert len(records) == view["hands_played"] >= 4
     for record in records:
         replay(record)  # the judge of ingestion: every chip must add up
-        assert record.seats[0].player == "Hero" and record.hero == 0
+        assert record.seats[0].player == "Hero"
+        assert record.hero == 0
     phh = api.get(f"/api/sessions/{view['id']}/export", params={"format": "phh"}).text
     parsed = [parse_phh(block) for block in phh.split("\n\n") if block.strip()]
     assert [r.winnings for r in parsed] == [r.winnings for r in records]
-    assert "query.format: Input should be 'pokerstars' or 'phh'" in error(api.get(f"/api/sessions/{view['id']}/export?format=csv"), 422)
+    assert "query.format: Input should be 'pokerstars' or 'phh'" in error(
+        api.get(f"/api/sessions/{view['id']}/export?format=csv"), 422
+    )
 
 
 def test_closing_a_session_frees_its_table(api: TestClient) -> None:
@@ -284,7 +294,9 @@ def test_malformed_json_and_unknown_sessions(api: TestClient) -> None:
         f"/api/play/{sid}/act", content=b"{move", headers={"content-type": "application/json"}
     )
     assert "JSON" in error(garbled, 422)
-    assert "no play session 'nope'" in error(api.post("/api/play/nope/act", json={"move": "check"}), 404)
+    assert "no play session 'nope'" in error(
+        api.post("/api/play/nope/act", json={"move": "check"}), 404
+    )
     assert "string_pattern_mismatch" in api.get("/api/play/bad%20id!").text
     spectate = api.post("/api/spectate", json={"agents": ["station"]}).json()["id"]
     assert "no play session" in error(api.get(f"/api/play/{spectate}"), 404)
@@ -357,7 +369,8 @@ def test_spectating_moves_at_the_chosen_speed() -> None:
         ).json()
         sid = view["id"]
         assert all(len(seat["cards"]) == 2 for seat in view["seats"])  # a broadcast shows all
-        assert view["log"] == [] and view["speed"] == 2
+        assert view["log"] == []
+        assert view["speed"] == 2
         clock.now += 1.0  # two actions due
         view = client.get(f"/api/spectate/{sid}").json()
         moved = len(view["log"]) + 10 * view["hands_played"]
@@ -438,7 +451,9 @@ def test_any_legal_play_keeps_the_engine_and_its_mirror_equal(
                 hall.person_act(slot, Move.CHECK_CALL)
             else:
                 span = legal.max_raise_to - legal.min_raise_to
-                hall.person_act(slot, Move.RAISE, legal.min_raise_to + round(span * (u - 0.6) / 0.4))
+                hall.person_act(
+                    slot, Move.RAISE, legal.min_raise_to + round(span * (u - 0.6) / 0.4)
+                )
 
 
 def test_the_catalogue_refuses_bad_operator_names() -> None:

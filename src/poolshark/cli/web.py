@@ -51,7 +51,6 @@ def web_command(
 ) -> None:
     """Serve the web app: Play and Spectate (127.0.0.1:8000 by default)."""
     from poolshark.web.server import exposure_warning, serve  # lazy: fastapi and uvicorn
-
     from poolshark.web.sessions import Limits  # lazy: pydantic model of the web layer
 
     with user_errors():

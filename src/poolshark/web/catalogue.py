@@ -74,7 +74,9 @@ class AgentCatalogue:
         """Raise :class:`AgentError` for a name the catalogue does not hold."""
         if name not in self.entries:
             shown = ", ".join(self.names()[:12])
-            raise AgentError(f"unknown agent {name!r}; choose one of GET /api/agents ({shown}, ...)")
+            raise AgentError(
+                f"unknown agent {name!r}; choose one of GET /api/agents ({shown}, ...)"
+            )
 
     def load(self, name: str) -> Agent:
         """The agent ``name`` stands for (a fresh instance)."""

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from zoneinfo import ZoneInfo
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -227,7 +227,9 @@ class SessionStore:
         hall = self.hall(seats, betting)
         slot = hall.open_table(owners)
         now = self.clock()
-        hands = self.limits.max_hands if max_hands is None else min(max_hands, self.limits.max_hands)
+        hands = (
+            self.limits.max_hands if max_hands is None else min(max_hands, self.limits.max_hands)
+        )
         session = Session(
             id=secrets.token_urlsafe(12),
             kind=kind,

@@ -16,8 +16,7 @@ State = Annotated[WebState, Depends(web_state)]
 async def agents(state: State) -> list[dict[str, str]]:
     """Every agent a session may name."""
     return [
-        {"name": e.name, "kind": e.kind, "note": e.note}
-        for e in state.catalogue.entries.values()
+        {"name": e.name, "kind": e.kind, "note": e.note} for e in state.catalogue.entries.values()
     ]
 
 

@@ -25,7 +25,9 @@ async def start(request: PlayRequest, state: State) -> dict[str, Any]:
     for name in opponents:
         state.catalogue.check(name)
     owners: list[str | None] = [None, *opponents]
-    names = [request.name] + [f"{player_name(name)}_{seat}" for seat, name in enumerate(opponents, 1)]
+    names = [request.name] + [
+        f"{player_name(name)}_{seat}" for seat, name in enumerate(opponents, 1)
+    ]
     session = state.store.open(
         "play",
         owners,

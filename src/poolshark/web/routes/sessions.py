@@ -28,7 +28,7 @@ async def hands(session_id: SessionId, state: State) -> list[dict[str, Any]]:
 async def export(
     session_id: SessionId,
     state: State,
-    format: Annotated[HistoryFormat, Query()] = "pokerstars",  # noqa: A002
+    format: Annotated[HistoryFormat, Query()] = "pokerstars",
 ) -> PlainTextResponse:
     """The session's finished hands as PokerStars text or PHH, as a download."""
     session = state.store.get(session_id)
