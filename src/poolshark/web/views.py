@@ -90,7 +90,8 @@ def result_view(session: Session) -> dict[str, Any] | None:
         "showdown": result.showdown,
         "winners": winners,
         "hands": {str(seat): words for seat, words in hands.items()},
-        "text": ", ".join(f"{session.names[s]} wins {result.net[s]}" for s in winners),
+        "text": ", ".join(f"{session.names[s]} wins {result.net[s]}" for s in winners)
+        or "the pot is split",
     }
 
 

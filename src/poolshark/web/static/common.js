@@ -34,6 +34,8 @@ function escapeHtml(text) {
 }
 
 function renderTable(view) {
+  // Pages bump this after each render, so tests (and people) can wait for a new state.
+  document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
   const seats = view.seats.map((seat) => {
     const classes = ["seat"];
     if (seat.to_act) classes.push("to-act");

@@ -69,7 +69,7 @@ document.getElementById("start").addEventListener("click", async () => {
   try {
     render(await api("POST", "/api/play", {
       opponents: [document.getElementById("opponent").value],
-      seats: Number(document.getElementById("seats").value),
+      seats: Number(document.getElementById("table-size").value),
       betting: document.getElementById("betting").value,
       name: document.getElementById("name").value,
     }));

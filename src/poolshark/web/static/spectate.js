@@ -33,7 +33,7 @@ async function setSpeed(value) {
 
 document.getElementById("start").addEventListener("click", async () => {
   showError("");
-  const seats = Number(document.getElementById("seats").value);
+  const seats = Number(document.getElementById("table-size").value);
   const a = document.getElementById("agent-a").value;
   const b = document.getElementById("agent-b").value;
   const agents = Array.from({ length: seats }, (_, i) => (i % 2 === 0 ? a : b));
