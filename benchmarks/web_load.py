@@ -5,9 +5,10 @@ Run from the repository root::
     python benchmarks/web_load.py [--quick] [--players 50] [--seconds 60] [--agent tag]
         [--agent-spec NAME=SPEC] [--seats 2] [--think-ms 250] [--seed N] [--json]
 
-The server runs as a subprocess (``poolshark web`` on a free loopback port), so its event loop does not share a Python interpreter with the players. Each
-player (an ``httpx.AsyncClient`` task) opens a session against the agent, then plays
-until the time is up: a seeded random legal action (check or call 65%, a raise between
+The server runs as a subprocess (``poolshark web`` on a free loopback port), so its
+event loop does not share a Python interpreter with the players. Each player (an
+``httpx.AsyncClient`` task) opens a session against the agent, then plays until the time
+is up: a seeded random legal action (check or call 65%, a raise between
 the minimum and a pot-sized raise 25%, fold 10% when facing a bet) after ``think_ms``
 milliseconds of thought, the next hand when one ends, a new session when one has played
 its hands. The action latency is the round trip of ``POST /api/play/{id}/act``: the

@@ -1,8 +1,8 @@
 """Agents' decisions gathered across sessions, one ``act`` per agent per round.
 
 A request that leaves agents to act (a person's action, a new hand, a spectator's poll)
-awaits :meth:`Batcher.run`. The first such request of an event-loop tick starts a drain
-task; the drain yields once so that every request arriving in the same tick joins, then
+awaits :meth:`Batcher.run`. The first such request starts a drain task; the drain waits
+a short window (``window_s``, 2 ms) so that the requests already on their way join, then
 plays rounds: each round makes one :meth:`Hall.agent_step
 <poolshark.web.hall.Hall.agent_step>` per hall over every waiting table where an agent
 is to act (so an agent spec shared by fifty sessions answers fifty decisions in one
@@ -35,8 +35,13 @@ class Waiter:
 
 @dataclass
 class Batcher:
-    """Gathers agent decisions per event-loop tick; ``rounds`` and ``steps`` count work."""
+    """Gathers agent decisions across requests; ``rounds`` and ``steps`` count work.
 
+    ``window_s``: how long a drain waits before its first round, so that requests already
+    on their way (parsed, validated, the person's action applied) join it.
+    """
+
+    window_s: float = 0.002
     waiting: list[Waiter] = field(default_factory=list)
     rounds: int = 0
     steps: int = 0
@@ -54,7 +59,7 @@ class Batcher:
 
     async def drain(self) -> None:
         """Play rounds until no waiter is left."""
-        await asyncio.sleep(0)
+        await asyncio.sleep(self.window_s)
         while self.waiting:
             busy: list[Waiter] = []
             for waiter in self.waiting:

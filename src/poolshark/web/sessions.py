@@ -2,9 +2,9 @@
 
 A :class:`Session` owns one table of a :class:`~poolshark.web.hall.Hall` (the hall of its
 game), deals hand after hand (every seat starts each hand with the same stack, the
-button moving on), books each finished hand as a
-:class:`~poolshark.histories.record.HandRecord` (the session's hand history, exported by
-the PokerStars and PHH writers), and keeps each seat's running result.
+button moving on), keeps each finished hand's table (its
+:class:`~poolshark.histories.record.HandRecord`, built when the history is exported by the
+PokerStars and PHH writers) and each seat's running result.
 
 A :class:`SessionStore` holds every session and enforces the :class:`Limits`: how many
 sessions at once, how long one may sit idle, how many hands one may play. A full store
@@ -77,6 +77,16 @@ def player_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", text)[:24] or "player"
 
 
+@dataclass(frozen=True)
+class FinishedHand:
+    """A finished hand of a session: its number, its table (the engine's whole account
+    of it), and when it ended on the site's clock."""
+
+    number: int
+    table: Table
+    time: datetime
+
+
 @dataclass
 class Session:
     """One table: ``owners[seat]`` is an agent name, or None for the person (play only)."""
@@ -94,8 +104,7 @@ class Session:
     hero: int | None = None
     speed: float = 2.0  # spectate: actions per second (0: paused)
     stepped_at: float = 0.0  # spectate: when the table last moved
-    hands: list[HandRecord] = field(default_factory=list)
-    results: list[list[int]] = field(default_factory=list)  # chips won per seat, per hand
+    hands: list[FinishedHand] = field(default_factory=list)
     net: list[int] = field(default_factory=list)
     booked: bool = True  # the current hand's result is in ``hands`` and ``net``
     number: int = 0  # hands dealt
@@ -143,26 +152,29 @@ class Session:
         assert table.result is not None
         for seat, chips in enumerate(table.result.net):
             self.net[seat] += chips
-        self.results.append(list(table.result.net))
-        self.hands.append(
-            record_from_table(
-                table,
-                site=SITE,
-                hand_id=f"{self.number}",
-                names=self.names,
-                time=datetime.now(SITE_ZONE).replace(tzinfo=None, microsecond=0),
-                table_name=f"poolshark {self.kind} {self.id[:6]}",
-                max_seats=self.config.seats,
-                hero=self.hero,
-            )
-        )
+        played = datetime.now(SITE_ZONE).replace(tzinfo=None, microsecond=0)
+        self.hands.append(FinishedHand(self.number, table, played))
         self.booked = True
+
+    def record(self, hand: FinishedHand) -> HandRecord:
+        """The record a site would keep of a finished hand (built when exported)."""
+        return record_from_table(
+            hand.table,
+            site=SITE,
+            hand_id=f"{hand.number}",
+            names=self.names,
+            time=hand.time,
+            table_name=f"poolshark {self.kind} {self.id[:6]}",
+            max_seats=self.config.seats,
+            hero=self.hero,
+        )
 
     def history(self, form: HistoryFormat) -> str:
         """Every finished hand of the session in PokerStars text or as PHH."""
+        records = [self.record(hand) for hand in self.hands]
         if form == "pokerstars":
-            return write_pokerstars_hands(self.hands)
-        return write_phhs(self.hands)
+            return write_pokerstars_hands(records)
+        return write_phhs(records)
 
 
 class SessionStore:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
 from fastapi import Request
 
 from poolshark.web.batcher import Batcher
@@ -20,6 +21,7 @@ class WebState:
     catalogue: AgentCatalogue
     batcher: Batcher
     study_rows: Path | None = None
+    study_frame: pl.DataFrame | None = None  # the rows with spot columns, read on first use
 
 
 def web_state(request: Request) -> WebState:

@@ -155,9 +155,9 @@ def history_view(session: Session) -> list[dict[str, Any]]:
     """One line per finished hand: its number, board, each seat's chips won or lost."""
     return [
         {
-            "hand": record.hand_id,
-            "board": " ".join(format_card(c) for c in record.board),
-            "net": net,
+            "hand": str(hand.number),
+            "board": " ".join(format_card(c) for c in hand.table.board),
+            "net": hand.table.result.net if hand.table.result else [],
         }
-        for record, net in zip(session.hands, session.results, strict=True)
+        for hand in session.hands
     ]

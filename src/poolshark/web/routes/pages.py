@@ -8,8 +8,13 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 router = APIRouter(tags=["pages"])
-PAGES = {"/": "index.html", "/play": "play.html", "/spectate": "spectate.html"}
-"""Path -> file under ``poolshark/web/static``; Replay and Study slot in here."""
+PAGES = {
+    "/": "index.html",
+    "/play": "play.html",
+    "/spectate": "spectate.html",
+    "/study": "study.html",
+}
+"""Path -> file under ``poolshark/web/static``; Replay slots in here."""
 
 
 def page(name: str) -> HTMLResponse:

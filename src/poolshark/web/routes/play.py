@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
+from fastapi.responses import JSONResponse
 
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Move
@@ -18,8 +19,8 @@ SessionId = Annotated[str, Path(pattern=SESSION_ID)]
 State = Annotated[WebState, Depends(web_state)]
 
 
-@router.post("", status_code=201)
-async def start(request: PlayRequest, state: State) -> dict[str, Any]:
+@router.post("", status_code=201, response_class=JSONResponse)
+async def start(request: PlayRequest, state: State) -> JSONResponse:
     """A new session against the named agents; its first hand is dealt."""
     opponents = request.opponents * (request.seats - 1 if len(request.opponents) == 1 else 1)
     for name in opponents:
@@ -38,13 +39,13 @@ async def start(request: PlayRequest, state: State) -> dict[str, Any]:
         max_hands=request.max_hands,
     )
     await run_agents(state, session)
-    return session_view(session)
+    return JSONResponse(session_view(session), status_code=201)
 
 
 @router.get("/{session_id}")
-async def show(session_id: SessionId, state: State) -> dict[str, Any]:
+async def show(session_id: SessionId, state: State) -> JSONResponse:
     """The table as the person sees it."""
-    return session_view(state.store.get(session_id, "play"))
+    return JSONResponse(session_view(state.store.get(session_id, "play")))
 
 
 def engine_move(session: Session, request: ActRequest) -> tuple[Move, int]:
@@ -88,20 +89,20 @@ def engine_move(session: Session, request: ActRequest) -> tuple[Move, int]:
 
 
 @router.post("/{session_id}/act")
-async def act(session_id: SessionId, request: ActRequest, state: State) -> dict[str, Any]:
+async def act(session_id: SessionId, request: ActRequest, state: State) -> JSONResponse:
     """The person's action; the agents then act until it is their turn again."""
     session = state.store.get(session_id, "play")
     move, amount = engine_move(session, request)
     session.hall.person_act(session.slot, move, amount)
     session.book()
     await run_agents(state, session)
-    return session_view(session)
+    return JSONResponse(session_view(session))
 
 
 @router.post("/{session_id}/next")
-async def next_hand(session_id: SessionId, state: State) -> dict[str, Any]:
+async def next_hand(session_id: SessionId, state: State) -> JSONResponse:
     """Deal the next hand (409 while a hand is played or after the session's last)."""
     session = state.store.get(session_id, "play")
     session.deal()
     await run_agents(state, session)
-    return session_view(session)
+    return JSONResponse(session_view(session))

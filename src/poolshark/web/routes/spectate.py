@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
+from fastapi.responses import JSONResponse
 
 from poolshark.web.models import SESSION_ID, SpectateRequest, SpeedRequest
 from poolshark.web.sessions import Session, player_name
@@ -45,8 +46,8 @@ def due_steps(session: Session, now: float) -> int:
     return max(due, 0)
 
 
-@router.post("", status_code=201)
-async def start(request: SpectateRequest, state: State) -> dict[str, Any]:
+@router.post("", status_code=201, response_class=JSONResponse)
+async def start(request: SpectateRequest, state: State) -> JSONResponse:
     """A new table of agents; it moves as the page polls it."""
     agents = request.agents * (request.seats if len(request.agents) == 1 else 1)
     for name in agents:
@@ -62,29 +63,29 @@ async def start(request: SpectateRequest, state: State) -> dict[str, Any]:
         max_hands=request.max_hands,
     )
     session.speed = request.actions_per_second
-    return session_view(session)
+    return JSONResponse(session_view(session), status_code=201)
 
 
 @router.get("/{session_id}")
-async def watch(session_id: SessionId, state: State) -> dict[str, Any]:
+async def watch(session_id: SessionId, state: State) -> JSONResponse:
     """The table after the actions due since the last poll."""
     session = state.store.get(session_id, "spectate")
     await advance(state, session, due_steps(session, state.store.clock()))
-    return session_view(session)
+    return JSONResponse(session_view(session))
 
 
 @router.post("/{session_id}/step")
-async def step(session_id: SessionId, state: State) -> dict[str, Any]:
+async def step(session_id: SessionId, state: State) -> JSONResponse:
     """One action (or the next deal) now, whatever the speed."""
     session = state.store.get(session_id, "spectate")
     await advance(state, session, 1)
-    return session_view(session)
+    return JSONResponse(session_view(session))
 
 
 @router.post("/{session_id}/speed")
-async def speed(session_id: SessionId, request: SpeedRequest, state: State) -> dict[str, Any]:
+async def speed(session_id: SessionId, request: SpeedRequest, state: State) -> JSONResponse:
     """Change the table's speed (0 pauses it)."""
     session = state.store.get(session_id, "spectate")
     session.speed = request.actions_per_second
     session.stepped_at = state.store.clock()
-    return session_view(session)
+    return JSONResponse(session_view(session))
