@@ -21,6 +21,8 @@ The last line printed is one JSON object with these keys:
 * ``players``, ``seconds``, ``think_ms``, ``agent``, ``seats``: the workload;
 * ``actions``, ``hands``, ``errors``: requests answered, hands dealt, failed requests;
 * ``act_p50_ms``, ``act_p95_ms``, ``act_p99_ms``, ``act_max_ms``: action latency;
+* ``server_act_p50_ms``, ``server_act_p95_ms``: the server's own time on an action (its
+  ``Server-Timing`` header), so client-side queueing shows as the difference;
 * ``next_p95_ms``: latency of dealing the next hand (agents acting first included);
 * ``actions_per_s``: player actions per second over the run;
 * ``agent_decisions_per_call``: the agent's decisions per ``act`` call (the batching);
@@ -115,6 +117,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.act: list[float] = []
+        self.server: list[float] = []  # the server's own time on each action (Server-Timing)
         self.next: list[float] = []
         self.errors: list[str] = []
         self.hands = 0
@@ -149,6 +152,8 @@ async def player(
             response = await client.post(f"/api/play/{view['id']}/act", json=action)
             response.raise_for_status()
             tally.act.append(time.perf_counter() - start)
+            timing = response.headers.get("server-timing", "dur=nan")
+            tally.server.append(float(timing.rpartition("dur=")[2]) / 1000)
             view = response.json()
         except (httpx.HTTPError, KeyError, TypeError) as error:
             detail = error.response.text[:200] if isinstance(error, httpx.HTTPStatusError) else ""
@@ -202,6 +207,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "act_p95_ms": round(milliseconds(tally.act, 95), 2),
         "act_p99_ms": round(milliseconds(tally.act, 99), 2),
         "act_max_ms": round(max(tally.act, default=float("nan")) * 1000, 2),
+        "server_act_p50_ms": round(milliseconds(tally.server, 50), 2),
+        "server_act_p95_ms": round(milliseconds(tally.server, 95), 2),
         "next_p95_ms": round(milliseconds(tally.next, 95), 2),
         "actions_per_s": round(len(tally.act) / elapsed, 1),
         "agent_decisions_per_call": round(counts["decisions"] / max(counts["calls"], 1), 2),

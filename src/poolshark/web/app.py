@@ -8,6 +8,7 @@ error answers JSON ``{"detail": "..."}`` with a sentence a person can act on.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -85,6 +86,31 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
+class ServerTiming:
+    """ASGI middleware: every answer carries ``Server-Timing: app;dur=MS``, the time the
+    server spent on the request (load tests tell server time from client queueing)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+
+        async def timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                took = f"app;dur={1000 * (time.perf_counter() - start):.2f}".encode()
+                message = {
+                    **message,
+                    "headers": [*message.get("headers", []), (b"server-timing", took)],
+                }
+            await send(message)
+
+        await self.app(scope, receive, timed)
+
+
 def detail(status: int, message: str, **extra: Any) -> JSONResponse:
     """An error answer: ``{"detail": message, ...}``."""
     return JSONResponse({"detail": message, **extra}, status_code=status)
@@ -149,4 +175,5 @@ def create_app(
         return detail(422, readable(errors), errors=errors)
 
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
+    app.add_middleware(ServerTiming)
     return app
