@@ -3,12 +3,14 @@
 Run from the repository root::
 
     python benchmarks/web_load.py [--quick] [--players 50] [--seconds 60] [--agent tag]
-        [--agent-spec NAME=SPEC] [--seats 2] [--think-ms 250] [--seed N] [--json]
+        [--agent-spec NAME=SPEC] [--seats 2] [--think-ms 250] [--clients 4] [--seed N]
+        [--json]
 
-The server runs as a subprocess (``poolshark web`` on a free loopback port), so its
-event loop does not share a Python interpreter with the players. Each player (an
-``httpx.AsyncClient`` task) opens a session against the agent, then plays until the time
-is up: a seeded random legal action (check or call 65%, a raise between
+The server runs as a subprocess (``poolshark web`` on a free loopback port) and the
+players in ``--clients`` processes of their own, so the server's event loop shares no
+interpreter with them and one client process does not hold back fifty players'
+requests. Each player (an ``httpx.AsyncClient`` task) opens a session against the agent,
+then plays until the time is up: a seeded random legal action (check or call 65%, a raise between
 the minimum and a pot-sized raise 25%, fold 10% when facing a bet) after ``think_ms``
 milliseconds of thought, the next hand when one ends, a new session when one has played
 its hands. The action latency is the round trip of ``POST /api/play/{id}/act``: the
@@ -18,7 +20,7 @@ measures a population-model checkpoint.
 
 The last line printed is one JSON object with these keys:
 
-* ``players``, ``seconds``, ``think_ms``, ``agent``, ``seats``: the workload;
+* ``players``, ``client_processes``, ``seconds``, ``think_ms``, ``agent``, ``seats``: the workload;
 * ``actions``, ``hands``, ``errors``: requests answered, hands dealt, failed requests;
 * ``act_p50_ms``, ``act_p95_ms``, ``act_p99_ms``, ``act_max_ms``: action latency;
 * ``server_act_p50_ms``, ``server_act_p95_ms``: the server's own time on an action (its
@@ -39,6 +41,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +66,7 @@ def options() -> argparse.Namespace:
     )
     parser.add_argument("--seats", type=int, choices=(2, 6), default=2)
     parser.add_argument("--think-ms", type=float, default=250.0)
+    parser.add_argument("--clients", type=int, default=4, help="client processes")
     args = parser.parse_args()
     if args.quick:
         args.players, args.seconds = min(args.players, 10), min(args.seconds, 15.0)
@@ -166,35 +170,59 @@ def milliseconds(values: list[float], q: float) -> float:
     return float(np.percentile(values, q) * 1000) if values else float("nan")
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+async def play_some(base_url: str, args: argparse.Namespace, players: range) -> Tally:
+    """Players ``players`` (their indices seed them) until the time is up."""
+    limits = httpx.Limits(max_connections=len(players) + 4, max_keepalive_connections=len(players))
+    tally = Tally()
+    async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
+        stop = time.monotonic() + args.seconds
+        await asyncio.gather(*(player(client, args, i, stop, tally) for i in players))
+    return tally
+
+
+def client_process(base_url: str, args: argparse.Namespace, players: range) -> Tally:
+    """One client process's share of the players (a process of its own, as real players'
+    browsers are: one Python client cannot issue fifty players' requests on time)."""
+    return asyncio.run(play_some(base_url, args, players))
+
+
+async def warm_up(base_url: str, args: argparse.Namespace, server: subprocess.Popen[bytes]) -> None:
+    """Wait for the server; one session loads the agent and compiles the engine's kernels."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=120) as client:
+        await wait_ready(client, server)
+        warm = await client.post("/api/play", json={"opponents": [args.agent], "seats": args.seats})
+        warm.raise_for_status()
+        await client.delete(f"/api/sessions/{warm.json()['id']}")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
     server = start_server(port, args.players, args.agent_spec)
-    limits = httpx.Limits(max_connections=args.players + 8, max_keepalive_connections=args.players)
     try:
-        async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}", timeout=30, limits=limits
-        ) as client:
-            await wait_ready(client, server)
-            # one warm-up session loads the agent and compiles the engine's kernels
-            warm = await client.post(
-                "/api/play", json={"opponents": [args.agent], "seats": args.seats}
+        asyncio.run(warm_up(base_url, args, server))
+        shares = [range(k, args.players, args.clients) for k in range(args.clients)]
+        began = time.monotonic()
+        with ProcessPoolExecutor(args.clients) as pool:
+            tallies = list(
+                pool.map(client_process, [base_url] * len(shares), [args] * len(shares), shares)
             )
-            warm.raise_for_status()
-            await client.delete(f"/api/sessions/{warm.json()['id']}")
-            tally = Tally()
-            began = time.monotonic()
-            stop = began + args.seconds
-            await asyncio.gather(
-                *(player(client, args, i, stop, tally) for i in range(args.players))
-            )
-            elapsed = time.monotonic() - began
-            health = (await client.get("/api/health")).json()
+        elapsed = time.monotonic() - began
+        health = httpx.get(base_url + "/api/health", timeout=30).json()
     finally:
         server.terminate()
         server.wait(timeout=30)
+    tally = Tally()
+    for part in tallies:
+        tally.act += part.act
+        tally.server += part.server
+        tally.next += part.next
+        tally.errors += part.errors
+        tally.hands += part.hands
     counts = health["agents"].get(args.agent, {"calls": 0, "decisions": 0})
     return {
         "players": args.players,
+        "client_processes": args.clients,
         "seconds": round(elapsed, 1),
         "think_ms": args.think_ms,
         "agent": args.agent,
@@ -219,7 +247,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     args = options()
-    figures = asyncio.run(run(args))
+    figures = run(args)
     if not args.json:
         print_table(
             f"poolshark web under load: {figures['players']} players against "
