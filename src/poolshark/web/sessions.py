@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -109,6 +109,7 @@ class Session:
     booked: bool = True  # the current hand's result is in ``hands`` and ``net``
     number: int = 0  # hands dealt
     closed: bool = False
+    result_of: tuple[int, dict[str, Any]] = (0, {})  # (hand number, its result view), see ``views``
 
     @property
     def config(self) -> GameConfig:

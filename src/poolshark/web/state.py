@@ -24,8 +24,9 @@ class WebState:
     study_frame: pl.DataFrame | None = None  # the rows with spot columns, read on first use
 
 
-def web_state(request: Request) -> WebState:
-    """The app's :class:`WebState` (a FastAPI dependency)."""
+async def web_state(request: Request) -> WebState:
+    """The app's :class:`WebState` (a FastAPI dependency; async, so FastAPI runs it on the
+    event loop rather than in a worker thread)."""
     state: WebState = request.app.state.web
     return state
 

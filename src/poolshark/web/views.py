@@ -73,10 +73,19 @@ def legal_view(session: Session) -> dict[str, Any] | None:
 
 
 def result_view(session: Session) -> dict[str, Any] | None:
-    """How the finished hand paid out (None while it is played)."""
+    """How the finished hand paid out (None while it is played); worked out once a hand."""
     table = session.table
     if not table.done or table.result is None:
         return None
+    if session.result_of[0] != session.number:
+        session.result_of = (session.number, finished_view(session, table))
+    cached: dict[str, Any] = session.result_of[1]
+    return cached
+
+
+def finished_view(session: Session, table: Table) -> dict[str, Any]:
+    """A finished hand's payouts, winners and the hands shown in words."""
+    assert table.result is not None
     result = table.result
     winners = [seat for seat, chips in enumerate(result.net) if chips > 0]
     hands: dict[int, str] = {}
