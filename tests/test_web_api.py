@@ -9,6 +9,7 @@ import subprocess
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from poolshark.agents.protocol import Decisions, Moves
 from poolshark.cli.web import parse_agents
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Move
+from poolshark.histories.ingest import ingest
 from poolshark.histories.phh import parse_phh
 from poolshark.histories.replay import replay
 from poolshark.histories.split import parse_hand, split_hands
@@ -102,7 +104,7 @@ def test_limits_and_health(api: TestClient) -> None:
 
 
 def test_pages_and_static_files_are_served(api: TestClient) -> None:
-    for path in ("/", "/play", "/spectate"):
+    for path in ("/", "/play", "/spectate", "/study"):
         response = api.get(path)
         assert response.status_code == 200
         assert "<title>poolshark" in response.text
@@ -485,3 +487,52 @@ def test_the_command_line_starts_without_fastapi() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+# -- study -------------------------------------------------------------------------------------
+
+STUDY_HANDS = Path(__file__).parent / "data" / "analysis" / "spots_hands.txt"
+
+
+@pytest.fixture(scope="module")
+def study_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("web-study") / "rows"
+    assert ingest([STUDY_HANDS], out, workers=1, backend="serial").rows == 32
+    return out
+
+
+def test_study_without_rows_says_how_to_give_them(api: TestClient) -> None:
+    assert "--study-rows" in error(api.get("/api/study/options"), 404)
+    assert "--study-rows" in error(api.get("/api/study/spots"), 404)
+
+
+def test_study_serves_the_spot_statistics_of_the_operator_s_rows(study_rows: Path) -> None:
+    client, _ = client_for(Limits(), study_rows=study_rows)
+    with client:
+        options = client.get("/api/study/options").json()
+        assert (options["folder"], options["decisions"]) == ("rows", 32)
+        assert "pot_type" in options["columns"]
+        assert options["values"]["street"] == ["preflop", "flop", "turn", "river"]
+        table = client.get("/api/study/spots").json()
+        assert table["by"] == ["street", "pot_type"]
+        decisions = table["columns"].index("n_decisions")
+        assert sum(row[decisions] for row in table["rows"]) == 32
+        preflop = client.get("/api/study/spots", params={"by": "street", "street": "preflop"})
+        assert [row[0] for row in preflop.json()["rows"]] == ["preflop"]
+        fold = preflop.json()["columns"].index("fold")
+        assert 0 <= preflop.json()["rows"][0][fold] <= 1
+        everything = client.get("/api/study/spots", params={"by": ""}).json()
+        assert everything["rows"][0][everything["columns"].index("n_decisions")] == 32
+        assert "unknown spot columns ['hero']" in error(
+            client.get("/api/study/spots", params={"by": "street,hero"}), 422
+        )
+        assert "unknown street 'preflopp'" in error(
+            client.get("/api/study/spots", params={"street": "preflopp"}), 422
+        )
+        assert "query.position" in error(
+            client.get("/api/study/spots", params={"position": "../etc"}), 422
+        )
+        assert "query.weighting" in error(
+            client.get("/api/study/spots", params={"weighting": "hands"}), 422
+        )
+        assert client.get("/study").status_code == 200

@@ -26,6 +26,7 @@ sync_api = pytest.importorskip(
 )
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed: browser tests skip")
 
+from poolshark.histories.ingest import ingest  # noqa: E402
 from poolshark.web.app import create_app  # noqa: E402
 from poolshark.web.sessions import Limits  # noqa: E402
 
@@ -36,6 +37,9 @@ SHOTS = Path(
 )
 
 
+STUDY_HANDS = Path(__file__).parent / "data" / "analysis" / "spots_hands.txt"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -44,12 +48,13 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """A uvicorn server in a thread, on loopback."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A uvicorn server in a thread, on loopback, with a small rows folder to study."""
+    rows = tmp_path_factory.mktemp("web-browser") / "rows"
+    ingest([STUDY_HANDS], rows, workers=1, backend="serial")
     port = free_port()
-    config = uvicorn.Config(
-        create_app(Limits(max_sessions=8)), host="127.0.0.1", port=port, log_level="warning"
-    )
+    app = create_app(Limits(max_sessions=8), study_rows=rows)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()
@@ -150,3 +155,15 @@ def test_spectate_a_table_of_agents(page: Any, server: str) -> None:
     page.wait_for_function("document.querySelectorAll('#log div').length >= 2")
     assert page.locator(".seat .cardface:not(.back)").count() >= 2  # a broadcast shows cards
     shot(page, "spectate")
+
+
+def test_study_the_spot_statistics(page: Any, server: str) -> None:
+    page.goto(server + "/study")
+    page.wait_for_selector("#spots tr:nth-child(2)")
+    assert "32 decisions" in page.inner_text("#source")
+    page.select_option("#filters select[data-column='street']", "preflop")
+    page.click("#groups input[value='pot_type']")  # group by street only
+    page.click("#show")
+    page.wait_for_function("document.querySelectorAll('#spots tr').length === 2")
+    assert page.inner_text("#spots tr:nth-child(2) td:first-child") == "preflop"
+    shot(page, "study")
