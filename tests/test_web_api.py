@@ -21,9 +21,12 @@ pytest.importorskip("fastapi", reason="fastapi is not installed (pip install -e 
 pytest.importorskip("httpx", reason="httpx is not installed (pip install -e '.[dev]')")
 
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+import poolshark.web.server
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Decisions, Moves
+from poolshark.cli import app as cli_app
 from poolshark.cli.web import parse_agents
 from poolshark.engine.config import Betting
 from poolshark.engine.table import Move
@@ -536,3 +539,46 @@ def test_study_serves_the_spot_statistics_of_the_operator_s_rows(study_rows: Pat
             client.get("/api/study/spots", params={"weighting": "hands"}), 422
         )
         assert client.get("/study").status_code == 200
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def test_poolshark_web_passes_its_options_and_warns_off_loopback(
+    monkeypatch: pytest.MonkeyPatch, study_rows: Path
+) -> None:
+    served: dict[str, Any] = {}
+
+    def fake_serve(host: str, port: int, **options: Any) -> None:
+        served.update(options, host=host, port=port)
+
+    monkeypatch.setattr(poolshark.web.server, "serve", fake_serve)
+    args = ["web", "--host", "0.0.0.0", "--port", "8123", "--max-sessions", "3"]
+    args += ["--idle-minutes", "2", "--agent", "mine=station", "--study-rows", str(study_rows)]
+    result = CliRunner().invoke(cli_app, args)
+    assert result.exit_code == 0, result.output
+    assert "warning: listening on 0.0.0.0" in result.output
+    assert (served["host"], served["port"], served["agents"]) == (
+        "0.0.0.0",
+        8123,
+        {"mine": "station"},
+    )
+    assert served["limits"] == Limits(max_sessions=3, idle_seconds=120)
+    assert served["study_rows"] == study_rows
+    quiet = CliRunner().invoke(cli_app, ["web"])
+    assert "warning" not in quiet.output
+    assert served["host"] == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--agent", "runs/x.pt"], "NAME=SPEC"),
+        (["--study-rows", "/no/such/rows"], "is not a folder"),
+        (["--max-sessions", "0"], "--max-sessions"),
+    ],
+)
+def test_poolshark_web_refuses_bad_options(args: list[str], words: str) -> None:
+    result = CliRunner().invoke(cli_app, ["web", *args])
+    assert result.exit_code == 2
+    assert words in result.output
