@@ -39,7 +39,7 @@ from poolshark.web.batcher import Batcher
 from poolshark.web.catalogue import AgentCatalogue
 from poolshark.web.hall import Hall
 from poolshark.web.server import exposure_warning
-from poolshark.web.sessions import Limits, SessionStore, game_config
+from poolshark.web.sessions import Limits, SessionError, SessionStore, game_config
 
 View = dict[str, Any]
 
@@ -582,3 +582,29 @@ def test_poolshark_web_refuses_bad_options(args: list[str], words: str) -> None:
     result = CliRunner().invoke(cli_app, ["web", *args])
     assert result.exit_code == 2
     assert words in result.output
+
+
+def test_a_waiter_never_hangs_on_a_closed_session_or_a_broken_table() -> None:
+    store = SessionStore(Limits(), load_agent)
+    batcher = Batcher()
+    session = store.open(
+        "play",
+        [None, "tag", "tag", "tag", "tag", "tag"],
+        ["Hero", "a", "b", "c", "d", "e"],
+        seats=6,
+        betting=Betting.NO_LIMIT,
+        stack_bb=100,
+        max_hands=None,
+    )
+    store.close(session.id)
+    with pytest.raises(SessionError, match="closed"):
+        asyncio.run(batcher.run(session))
+
+    class BrokenHall:
+        def agent_to_act(self, slot: int) -> bool:
+            raise RuntimeError("broken table")
+
+    broken: Any = types.SimpleNamespace(closed=False, hall=BrokenHall(), slot=0)
+    with pytest.raises(RuntimeError, match="broken table"):
+        asyncio.run(batcher.run(broken))
+    assert batcher.waiting == []

@@ -58,28 +58,40 @@ class Batcher:
         return await waiter.future
 
     async def drain(self) -> None:
-        """Play rounds until no waiter is left."""
+        """Play rounds until no waiter is left; an unexpected error reaches every waiter
+        (a request never hangs on a drain that died)."""
         await asyncio.sleep(self.window_s)
-        while self.waiting:
-            busy: list[Waiter] = []
+        try:
+            while self.waiting:
+                busy = self.settle()
+                if not busy:
+                    return
+                self.round(busy)
+                await asyncio.sleep(0)
+        except Exception as error:
             for waiter in self.waiting:
-                session = waiter.session
-                if session.closed:
-                    if not waiter.future.done():
-                        waiter.future.set_exception(SessionError(410, "the session was closed"))
-                    continue
-                spent = waiter.budget is not None and waiter.used >= waiter.budget
-                if spent or not session.hall.agent_to_act(session.slot):
-                    session.book()
-                    if not waiter.future.done():
-                        waiter.future.set_result(waiter.used)
-                else:
-                    busy.append(waiter)
-            self.waiting = busy
-            if not busy:
-                return
-            self.round(busy)
-            await asyncio.sleep(0)
+                if not waiter.future.done():
+                    waiter.future.set_exception(error)
+            self.waiting = []
+
+    def settle(self) -> list[Waiter]:
+        """Answer the waiters that need no agent now; keep and return the others."""
+        busy: list[Waiter] = []
+        for waiter in self.waiting:
+            session = waiter.session
+            if session.closed:
+                if not waiter.future.done():
+                    waiter.future.set_exception(SessionError(410, "the session was closed"))
+                continue
+            spent = waiter.budget is not None and waiter.used >= waiter.budget
+            if spent or not session.hall.agent_to_act(session.slot):
+                session.book()
+                if not waiter.future.done():
+                    waiter.future.set_result(waiter.used)
+            else:
+                busy.append(waiter)
+        self.waiting = busy
+        return busy
 
     def round(self, busy: list[Waiter]) -> None:
         """One agent action at every busy table: one ``agent_step`` per hall."""
