@@ -167,3 +167,18 @@ def test_study_the_spot_statistics(page: Any, server: str) -> None:
     page.wait_for_function("document.querySelectorAll('#spots tr').length === 2")
     assert page.inner_text("#spots tr:nth-child(2) td:first-child") == "preflop"
     shot(page, "study")
+
+
+def test_fixed_limit_six_max_offers_the_one_legal_size(page: Any, server: str) -> None:
+    page.goto(server + "/play")
+    page.wait_for_selector("#opponent option[value='station']", state="attached")
+    page.select_option("#opponent", "station")
+    page.select_option("#table-size", "6")
+    page.select_option("#betting", "fixed-limit")
+    click_and_wait(page, "#start")
+    assert page.locator(".seat").count() == 6
+    assert page.is_hidden("#raise-box")  # no slider: the size is fixed
+    assert page.inner_text("#btn-raise") == "Raise to 4"
+    click_and_wait(page, "#btn-raise")
+    assert "Hero raises to 4" in page.inner_text("#log")
+    shot(page, "play-fixed-limit-6max")
