@@ -22,6 +22,7 @@ from poolshark.cli import (
     stats,
     tour,
     train,
+    web,
 )
 from poolshark.cli import eval as eval_cli
 
@@ -50,6 +51,7 @@ app.add_typer(exploit.app, name="exploit")
 app.add_typer(population.app, name="population")
 app.add_typer(oracle.app, name="oracle")
 app.add_typer(train.app, name="train")
+app.command("web")(web.web_command)
 
 
 def main() -> None:

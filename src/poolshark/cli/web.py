@@ -1,0 +1,68 @@
+"""``poolshark web``: play against any agent and watch agents play, in the browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from poolshark.cli.common import errors, user_errors
+
+
+def parse_agents(values: list[str]) -> dict[str, str]:
+    """``NAME=SPEC`` options as a mapping (a name may appear once)."""
+    agents: dict[str, str] = {}
+    for value in values:
+        name, sep, spec = value.partition("=")
+        if not sep or not name.strip() or not spec.strip():
+            raise ValueError(f"--agent {value!r}: write NAME=SPEC, e.g. pop=runs/x/best.pt")
+        if name.strip() in agents:
+            raise ValueError(f"--agent {name.strip()!r} given twice")
+        agents[name.strip()] = spec.strip()
+    return agents
+
+
+def web_command(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on; anything but loopback warns.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8000,
+    max_sessions: Annotated[
+        int, typer.Option("--max-sessions", min=1, help="Sessions open at once.")
+    ] = 64,
+    idle_minutes: Annotated[
+        float, typer.Option("--idle-minutes", min=0.1, help="Close a session idle this long.")
+    ] = 30.0,
+    max_hands: Annotated[int, typer.Option("--max-hands", min=1, help="Hands per session.")] = 1000,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent",
+            help="Offer another agent as NAME=SPEC (a checkpoint .pt, a lineup .toml, ...); "
+            "repeatable. Clients only ever pick names.",
+        ),
+    ] = None,
+    study_rows: Annotated[
+        Path | None,
+        typer.Option("--study-rows", help="Ingested rows folder the Study page reads."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the deals.")] = 0,
+) -> None:
+    """Serve the web app: Play and Spectate (127.0.0.1:8000 by default)."""
+    from poolshark.web.server import exposure_warning, serve  # lazy: fastapi and uvicorn
+    from poolshark.web.sessions import Limits  # lazy: pydantic model of the web layer
+
+    with user_errors():
+        agents = parse_agents(agent or [])
+        limits = Limits(
+            max_sessions=max_sessions, idle_seconds=60 * idle_minutes, max_hands=max_hands
+        )
+        if study_rows is not None and not study_rows.is_dir():
+            raise ValueError(f"--study-rows {str(study_rows)!r} is not a folder")
+    warning = exposure_warning(host)
+    if warning:
+        errors.print(f"[bold yellow]{warning}[/]")
+    errors.print(f"poolshark web on http://{host}:{port}/ (Ctrl-C stops it)")
+    with user_errors():
+        serve(host, port, limits=limits, agents=agents, seed=seed, study_rows=study_rows)

@@ -1,0 +1,184 @@
+"""The web app in a real browser: Playwright drives Debian's chromium (headless) against a
+uvicorn server on a free loopback port. It plays a whole hand to showdown by clicking,
+visits every page and saves a screenshot of each under ``artifacts/screenshots/`` (or
+``$POOLSHARK_SCREENSHOTS``). Without playwright or chromium it skips with one line."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"no chromium at {CHROMIUM} (apt-get install chromium): browser tests skip",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed: browser tests skip"
+)
+uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed: browser tests skip")
+
+from poolshark.histories.ingest import ingest  # noqa: E402
+from poolshark.web.app import create_app  # noqa: E402
+from poolshark.web.sessions import Limits  # noqa: E402
+
+SHOTS = Path(
+    os.environ.get(
+        "POOLSHARK_SCREENSHOTS", Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+    )
+)
+
+
+STUDY_HANDS = Path(__file__).parent / "data" / "analysis" / "spots_hands.txt"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A uvicorn server in a thread, on loopback, with a small rows folder to study."""
+    rows = tmp_path_factory.mktemp("web-browser") / "rows"
+    ingest([STUDY_HANDS], rows, workers=1, backend="serial")
+    port = free_port()
+    app = create_app(Limits(max_sessions=8), study_rows=rows)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not instance.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the web server did not start within 20 s")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    instance.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(server: str) -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page
+        browser.close()
+        assert not errors, f"JavaScript errors: {errors}"
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def version(page: Any) -> int:
+    return int(page.evaluate("Number(document.body.dataset.version || 0)"))
+
+
+def click_and_wait(page: Any, selector: str) -> None:
+    """Click, then wait for the page to render the server's answer."""
+    before = version(page)
+    page.click(selector)
+    page.wait_for_function(f"Number(document.body.dataset.version || 0) > {before}")
+
+
+def test_home_page(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    page.wait_for_function("document.getElementById('health').textContent.includes('sessions')")
+    assert "0 of 8 sessions open" in page.inner_text("#health")
+    shot(page, "home")
+
+
+def test_play_a_hand_to_showdown_by_clicking(page: Any, server: str) -> None:
+    page.goto(server + "/play")
+    page.wait_for_selector("#opponent option[value='station']", state="attached")
+    page.select_option("#opponent", "station")
+    click_and_wait(page, "#start")
+    assert page.inner_text("#btn-call") == "Call 1"  # the button posts the small blind
+    assert page.locator(".seat[data-seat='0'] .cardface:not(.back)").count() == 2
+    assert page.locator(".seat[data-seat='1'] .cardface.back").count() == 2
+    page.click(".frac[data-frac='1']")  # a pot-sized raise: to 2 + (3 + 1) = 6
+    assert page.input_value("#raise-amount") == "6"
+    page.click(".frac[data-frac='all']")
+    assert page.input_value("#raise-amount") == "200"
+    for _ in range(12):  # check or call down; the station calls everything
+        if page.inner_text("#result"):
+            break
+        click_and_wait(page, "#btn-call")
+    result = page.inner_text("#result")
+    assert "wins" in result or "split" in result
+    assert page.locator(".seat[data-seat='1'] .cardface:not(.back)").count() == 2  # shown
+    assert page.locator("#board .cardface").count() == 5
+    assert page.is_visible("#btn-next")
+    page.wait_for_selector("#history table.hands tr:nth-child(2)")
+    href = page.get_attribute("#export-stars", "href") or ""
+    assert href.endswith("format=pokerstars")
+    shot(page, "play")
+    click_and_wait(page, "#btn-next")
+    assert page.inner_text("#street").startswith("Hand 2")
+
+
+def test_an_illegal_amount_shows_the_engine_s_reason(page: Any, server: str) -> None:
+    page.goto(server + "/play")
+    page.wait_for_selector("#opponent option[value='station']", state="attached")
+    page.select_option("#opponent", "station")
+    click_and_wait(page, "#start")
+    page.evaluate("document.getElementById('raise-amount').value = '3'")
+    page.click("#btn-raise")
+    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    assert "between 4 and 200, not 3" in page.inner_text("#error")
+
+
+def test_spectate_a_table_of_agents(page: Any, server: str) -> None:
+    page.goto(server + "/spectate")
+    page.wait_for_selector("#agent-b option[value='station']", state="attached")
+    page.fill("#speed", "20")  # a range input takes a value like a text box
+    click_and_wait(page, "#start")
+    page.wait_for_function("document.querySelectorAll('#log div').length >= 2")
+    assert page.locator(".seat .cardface:not(.back)").count() >= 2  # a broadcast shows cards
+    shot(page, "spectate")
+
+
+def test_study_the_spot_statistics(page: Any, server: str) -> None:
+    page.goto(server + "/study")
+    page.wait_for_selector("#spots tr:nth-child(2)")
+    assert "32 decisions" in page.inner_text("#source")
+    page.select_option("#filters select[data-column='street']", "preflop")
+    page.click("#groups input[value='pot_type']")  # group by street only
+    page.click("#show")
+    page.wait_for_function("document.querySelectorAll('#spots tr').length === 2")
+    assert page.inner_text("#spots tr:nth-child(2) td:first-child") == "preflop"
+    shot(page, "study")
+
+
+def test_fixed_limit_six_max_offers_the_one_legal_size(page: Any, server: str) -> None:
+    page.goto(server + "/play")
+    page.wait_for_selector("#opponent option[value='station']", state="attached")
+    page.select_option("#opponent", "station")
+    page.select_option("#table-size", "6")
+    page.select_option("#betting", "fixed-limit")
+    click_and_wait(page, "#start")
+    assert page.locator(".seat").count() == 6
+    assert page.is_hidden("#raise-box")  # no slider: the size is fixed
+    assert page.inner_text("#btn-raise") == "Raise to 4"
+    click_and_wait(page, "#btn-raise")
+    assert "Hero raises to 4" in page.inner_text("#log")
+    shot(page, "play-fixed-limit-6max")
