@@ -249,7 +249,7 @@ def test_bad_input_is_refused() -> None:
         solve(game, 0)
     with pytest.raises(LimitGameError, match="algorithm"):
         solve(game, 1, algorithm="fictitious")  # type: ignore[arg-type]
-    with pytest.raises(LimitGameError, match="history"):
+    with pytest.raises(LimitGameError, match="betting histor"):
         exploitability(leduc(), uniform_strategy(game))
     with pytest.raises(LimitGameError, match="player"):
         best_response_value(game, uniform_strategy(game), 2)

@@ -158,24 +158,34 @@ class SolveResult:
 
 
 @dataclass(frozen=True, eq=False)
-class _RoundArrays:
-    """One round of the tree in array form (local node numbers; row ``count`` is a zero row)."""
+class _Level:
+    """The decisions at one depth of a round: all the same player's (players alternate).
 
-    count: int
+    Their children fill the next level's block of rows, three per decision in action
+    order (a row that is never written where an action is illegal), so the children's
+    values are a reshaped view: ``values[block].reshape(decisions, 3, sequences)``.
+    """
+
+    player: int
+    nodes: Int64s  # tree node numbers of the decisions
+    rows: Int64s  # their rows in the round's arrays
+    block: slice  # the rows of their children
+    legal: Floats  # (decisions, 3, 1): 1.0 where legal
+    uniform: Floats  # (decisions, 3, 1): uniform over the legal actions
+
+
+@dataclass(frozen=True, eq=False)
+class _RoundArrays:
+    """One round of the tree as rows of (rows, sequences) arrays; rows 0.. are its roots."""
+
+    rows: int
     sequences: int
-    decision_nodes: Int64s  # global node numbers of the round's decisions, in order
-    decision_local: Int64s  # their local numbers
-    children: Int64s  # (decisions, 3) local numbers, the zero row where illegal
-    legal: Floats  # (decisions, 3, 1) 1.0 where legal
-    actor: Int64s
-    own: tuple[Int64s, Int64s]  # decision positions of player 0 and player 1
-    levels: tuple[tuple[Int64s, Int64s], ...]  # per depth: positions of player 0's, player 1's
-    fold_local: Int64s
+    levels: tuple[_Level, ...]
+    fold_rows: Int64s
     fold_pay: tuple[Floats, Floats]  # per player, chips won at each fold
-    showdown_local: Int64s
+    showdown_rows: Int64s
     showdown_stake: Floats
-    transition_local: Int64s
-    transition_child: Int64s  # local number of the next round's first decision
+    transition_rows: Int64s  # transition k leads to row k of the next round
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,71 +194,89 @@ class _Arrays:
 
     tree: BettingTree
     rounds: tuple[_RoundArrays, ...]
-    fold_matrix: tuple[tuple[Floats, Floats], ...]  # per round, per player: multiply reach by it
-    showdown_matrix: tuple[Floats, Floats]
+    fold_matrix: tuple[tuple[Floats, Floats], ...]  # per round, per player: reach @ it
+    showdown_matrix: tuple[Floats, Floats]  # per player: reach @ it
     extend: tuple[Int64s, ...]  # per round r >= 1: parent sequence of each sequence
     collapse: tuple[Floats, ...]  # per round r >= 1: (S_r, S_{r-1}) sums children into parents
+
+
+Policies = list[list[Floats]]
+"""Per round, per level: the (decisions, 3, sequences) action probabilities there."""
+
+
+def _round_arrays(
+    tree: BettingTree, roots: list[int], sequences: int
+) -> tuple[_RoundArrays, list[int]]:
+    """Lay out one round breadth first from its ``roots`` (see :class:`_Level`); also the
+    next round's roots, one per transition in row order."""
+    nodes = tree.nodes
+    row_of: dict[int, int] = {n: k for k, n in enumerate(roots)}
+    block, rows, levels = roots, len(roots), []
+    while True:
+        decisions = [n for n in block if n >= 0 and nodes[n].kind is NodeKind.DECISION]
+        if not decisions:
+            break
+        players = {nodes[n].player for n in decisions}
+        if len(players) != 1:
+            raise LimitGameError("both players act at one depth of a round")
+        block = [child for n in decisions for child in nodes[n].children]
+        for k, child in enumerate(block):
+            if child >= 0:
+                row_of[child] = rows + k
+        legal = np.array([nodes[n].legal for n in decisions], np.float64)[:, :, None]
+        levels.append(
+            _Level(
+                player=players.pop(),
+                nodes=np.array(decisions, np.int64),
+                rows=np.array([row_of[n] for n in decisions], np.int64),
+                block=slice(rows, rows + len(block)),
+                legal=legal,
+                uniform=legal / legal.sum(axis=1, keepdims=True),
+            )
+        )
+        rows += len(block)
+
+    def rows_of(kind: NodeKind) -> list[int]:
+        return sorted(r for n, r in row_of.items() if nodes[n].kind is kind)
+
+    folds = rows_of(NodeKind.FOLD)
+    node_at = {r: n for n, r in row_of.items()}
+    pay0 = np.array(
+        [
+            -nodes[node_at[r]].contributions[0]
+            if nodes[node_at[r]].player == 0
+            else nodes[node_at[r]].contributions[1]
+            for r in folds
+        ],
+        np.float64,
+    )
+    showdowns = rows_of(NodeKind.SHOWDOWN)
+    transitions = rows_of(NodeKind.TRANSITION)
+    next_roots = [nodes[node_at[r]].children[1] for r in transitions]
+    arrays = _RoundArrays(
+        rows=rows,
+        sequences=sequences,
+        levels=tuple(levels),
+        fold_rows=np.array(folds, np.int64),
+        fold_pay=(pay0, -pay0),
+        showdown_rows=np.array(showdowns, np.int64),
+        showdown_stake=np.array(
+            [nodes[node_at[r]].contributions[0] for r in showdowns], np.float64
+        ),
+        transition_rows=np.array(transitions, np.int64),
+    )
+    return arrays, next_roots
 
 
 def _arrays(game: LimitGame) -> _Arrays:
     """Index arrays and matrices of ``game`` for the passes."""
     tree = build_tree(game.betting)
     chance = game.chance
-    local = np.zeros(len(tree.nodes), dtype=np.int64)
-    counts = [0] * game.betting.rounds
-    for i, node in enumerate(tree.nodes):
-        local[i] = counts[node.round]
-        counts[node.round] += 1
-    rounds = []
+    rounds: list[_RoundArrays] = []
+    roots = [0]
     for r in range(game.betting.rounds):
-        ids = [i for i, node in enumerate(tree.nodes) if node.round == r]
-        decisions = np.array([i for i in ids if tree.nodes[i].kind is NodeKind.DECISION], np.int64)
-        links = np.array([tree.nodes[i].children for i in decisions], np.int64).reshape(-1, 3)
-        children = np.where(links >= 0, local[np.maximum(links, 0)], counts[r])
-        actor = np.array([tree.nodes[i].player for i in decisions], np.int64)
-        depth = np.array([tree.nodes[i].depth for i in decisions], np.int64)
-        levels = tuple(
-            (
-                np.flatnonzero((depth == d) & (actor == 0)),
-                np.flatnonzero((depth == d) & (actor == 1)),
-            )
-            for d in range(int(depth.max(initial=-1)) + 1)
-        )
-        folds = [i for i in ids if tree.nodes[i].kind is NodeKind.FOLD]
-        pay0 = np.array(
-            [
-                -tree.nodes[i].contributions[0]
-                if tree.nodes[i].player == 0
-                else tree.nodes[i].contributions[1]
-                for i in folds
-            ],
-            np.float64,
-        )
-        showdowns = [i for i in ids if tree.nodes[i].kind is NodeKind.SHOWDOWN]
-        transitions = [i for i in ids if tree.nodes[i].kind is NodeKind.TRANSITION]
-        rounds.append(
-            _RoundArrays(
-                count=counts[r],
-                sequences=chance.sequences(r),
-                decision_nodes=decisions,
-                decision_local=local[decisions],
-                children=children,
-                legal=(links >= 0).astype(np.float64)[:, :, None],
-                actor=actor,
-                own=(np.flatnonzero(actor == 0), np.flatnonzero(actor == 1)),
-                levels=levels,
-                fold_local=local[np.array(folds, np.int64)],
-                fold_pay=(pay0, -pay0),
-                showdown_local=local[np.array(showdowns, np.int64)],
-                showdown_stake=np.array(
-                    [tree.nodes[i].contributions[0] for i in showdowns], np.float64
-                ),
-                transition_local=local[np.array(transitions, np.int64)],
-                transition_child=local[
-                    np.array([tree.nodes[i].children[1] for i in transitions], np.int64)
-                ],
-            )
-        )
+        rnd, roots = _round_arrays(tree, roots, chance.sequences(r))
+        rounds.append(rnd)
     wins = chance.joint[-1] * chance.showdown
     collapse = []
     for r in range(1, chance.rounds):
@@ -265,29 +293,70 @@ def _arrays(game: LimitGame) -> _Arrays:
     )
 
 
-Policies = list[Floats]
-"""Per round, the (decisions, 3, sequences) action probabilities of every decision."""
+@dataclass(frozen=True, eq=False)
+class _Workspace:
+    """Arrays reused by every pass, so that no pass touches freshly allocated memory.
+
+    ``values`` rows of illegal actions are never written, so they stay 0.
+    """
+
+    values: list[Floats]
+    reach: list[Floats]
+    fold_in: list[Floats]
+    fold_out: list[Floats]
+    showdown_in: list[Floats]
+    showdown_out: list[Floats]
 
 
-def _reach(arrays: _Arrays, policies: Policies, player: int) -> list[Floats]:
-    """``player``'s reach at every node, per round as (nodes + 1, sequences)."""
-    reach = [np.zeros((rnd.count + 1, rnd.sequences)) for rnd in arrays.rounds]
+def _workspace(arrays: _Arrays) -> _Workspace:
+    """Buffers for the passes over ``arrays``."""
+
+    def per_round(rows: Callable[[_RoundArrays], int]) -> list[Floats]:
+        return [np.zeros((rows(rnd), rnd.sequences)) for rnd in arrays.rounds]
+
+    return _Workspace(
+        values=per_round(lambda rnd: rnd.rows),
+        reach=per_round(lambda rnd: rnd.rows),
+        fold_in=per_round(lambda rnd: rnd.fold_rows.size),
+        fold_out=per_round(lambda rnd: rnd.fold_rows.size),
+        showdown_in=per_round(lambda rnd: rnd.showdown_rows.size),
+        showdown_out=per_round(lambda rnd: rnd.showdown_rows.size),
+    )
+
+
+def _reach(
+    arrays: _Arrays, policies: Policies, player: int, out: list[Floats] | None = None
+) -> list[Floats]:
+    """``player``'s reach at every row under ``policies``, per round (rows, sequences).
+
+    Written into ``out`` when given (every row is overwritten).
+    """
+    reach = out if out is not None else [np.zeros((r.rows, r.sequences)) for r in arrays.rounds]
     reach[0][0] = 1.0
     for r, rnd in enumerate(arrays.rounds):
         here = reach[r]
-        for level in rnd.levels:
-            for actor, positions in enumerate(level):
-                if positions.size == 0:
-                    continue
-                above = here[rnd.decision_local[positions]][:, None, :]
-                if actor == player:
-                    here[rnd.children[positions]] = above * policies[r][positions]
-                else:
-                    here[rnd.children[positions]] = above
-        here[rnd.count] = 0.0
-        if rnd.transition_local.size:
-            reach[r + 1][rnd.transition_child] = here[rnd.transition_local][:, arrays.extend[r]]
+        for level, policy in zip(rnd.levels, policies[r], strict=True):
+            above = here[level.rows][:, None, :]
+            children = here[level.block].reshape(above.shape[0], N_ACTIONS, rnd.sequences)
+            if level.player == player:
+                np.multiply(above, policy, out=children)
+            else:
+                children[...] = above
+        if rnd.transition_rows.size:
+            following = reach[r + 1][: rnd.transition_rows.size]
+            np.take(here[rnd.transition_rows], arrays.extend[r], axis=1, out=following)
     return reach
+
+
+def _terminal_values(
+    reach: Floats, rows: Int64s, matrix: Floats, scale: Floats, buffers: tuple[Floats, Floats]
+) -> Floats:
+    """``scale * (reach[rows] @ matrix)``, computed in ``buffers``."""
+    gathered, product = buffers
+    np.take(reach, rows, axis=0, out=gathered)
+    np.matmul(gathered, matrix, out=product)
+    product *= scale[:, None]
+    return product
 
 
 def _values(
@@ -295,97 +364,114 @@ def _values(
     policies: Policies | None,
     opponent_reach: list[Floats],
     player: int,
+    work: _Workspace | None = None,
 ) -> list[Floats]:
-    """``player``'s counterfactual values at every node, per round as (nodes + 1, sequences).
+    """``player``'s counterfactual values at every row, per round (rows, sequences).
 
-    With ``policies`` the player follows them; with ``None`` it best-responds.
+    With ``policies`` the player follows its part of them; with ``None`` it best-responds.
+    The result lives in ``work.values`` (valid until the next pass with ``work``).
     """
-    values: list[Floats] = [np.zeros(0)] * len(arrays.rounds)
-    last = len(arrays.rounds) - 1
-    for r in range(last, -1, -1):
+    work = work if work is not None else _workspace(arrays)
+    values = work.values
+    for r in range(len(arrays.rounds) - 1, -1, -1):
         rnd = arrays.rounds[r]
-        here = np.zeros((rnd.count + 1, rnd.sequences))
+        here = values[r]
         reach = opponent_reach[r]
-        if rnd.fold_local.size:
-            fold_values = reach[rnd.fold_local] @ arrays.fold_matrix[r][player]
-            here[rnd.fold_local] = fold_values * rnd.fold_pay[player][:, None]
-        if rnd.showdown_local.size:
-            showdown_values = reach[rnd.showdown_local] @ arrays.showdown_matrix[player]
-            here[rnd.showdown_local] = showdown_values * rnd.showdown_stake[:, None]
-        if rnd.transition_local.size:
-            after = values[r + 1][rnd.transition_child]
-            here[rnd.transition_local] = after @ arrays.collapse[r]
-        for level in reversed(rnd.levels):
-            mine, theirs = level[player], level[1 - player]
-            if theirs.size:
-                here[rnd.decision_local[theirs]] = here[rnd.children[theirs]].sum(axis=1)
-            if mine.size:
-                below = here[rnd.children[mine]]
-                if policies is None:
-                    best = np.where(rnd.legal[mine] > 0, below, -np.inf)
-                    here[rnd.decision_local[mine]] = best.max(axis=1)
-                else:
-                    weighted = below * policies[r][mine]
-                    here[rnd.decision_local[mine]] = weighted.sum(axis=1)
-        values[r] = here
+        if rnd.fold_rows.size:
+            buffers = (work.fold_in[r], work.fold_out[r])
+            matrix = arrays.fold_matrix[r][player]
+            pay = rnd.fold_pay[player]
+            here[rnd.fold_rows] = _terminal_values(reach, rnd.fold_rows, matrix, pay, buffers)
+        if rnd.showdown_rows.size:
+            buffers = (work.showdown_in[r], work.showdown_out[r])
+            matrix, stake = arrays.showdown_matrix[player], rnd.showdown_stake
+            here[rnd.showdown_rows] = _terminal_values(
+                reach, rnd.showdown_rows, matrix, stake, buffers
+            )
+        if rnd.transition_rows.size:
+            after = values[r + 1][: rnd.transition_rows.size]
+            here[rnd.transition_rows] = after @ arrays.collapse[r]
+        for depth in range(len(rnd.levels) - 1, -1, -1):
+            level = rnd.levels[depth]
+            children = here[level.block].reshape(level.rows.size, N_ACTIONS, rnd.sequences)
+            if level.player != player:
+                here[level.rows] = children.sum(axis=1)
+            elif policies is None:
+                here[level.rows] = np.where(level.legal > 0, children, -np.inf).max(axis=1)
+            else:
+                here[level.rows] = np.einsum("nas,nas->ns", children, policies[r][depth])
     return values
+
+
+def _matched(regrets: Floats, level: _Level, out: Floats | None = None) -> Floats:
+    """Regret matching: positive regrets normalised, uniform over legal actions if none."""
+    positive = np.maximum(regrets, 0.0, out=out)
+    positive *= level.legal
+    total = positive.sum(axis=1, keepdims=True)
+    np.divide(positive, total, out=positive, where=total > 0)
+    empty = total == 0
+    if empty.any():
+        positive[...] = np.where(empty, level.uniform, positive)
+    return positive
 
 
 def _uniform(arrays: _Arrays) -> Policies:
     """Every legal action equally likely, at every decision and sequence."""
-    policies = []
-    for rnd in arrays.rounds:
-        legal = np.broadcast_to(rnd.legal, (*rnd.legal.shape[:2], rnd.sequences))
-        policies.append(legal / legal.sum(axis=1, keepdims=True))
-    return policies
-
-
-def _matched(regrets: Floats, legal: Floats) -> Floats:
-    """Regret matching: positive regrets normalised, uniform over legal actions if none."""
-    positive = np.maximum(regrets, 0.0) * legal
-    total = positive.sum(axis=1, keepdims=True)
-    uniform = legal / legal.sum(axis=1, keepdims=True)
-    safe = np.where(total > 0, total, 1.0)
-    return np.where(total > 0, positive / safe, uniform)
+    return [
+        [np.repeat(level.uniform, rnd.sequences, axis=2) for level in rnd.levels]
+        for rnd in arrays.rounds
+    ]
 
 
 def _average(arrays: _Arrays, totals: Policies) -> Policies:
     """The average strategy from accumulated reach-weighted strategies."""
-    return [_matched(total, rnd.legal) for total, rnd in zip(totals, arrays.rounds, strict=True)]
+    return [
+        [_matched(total, level) for total, level in zip(round_totals, rnd.levels, strict=True)]
+        for round_totals, rnd in zip(totals, arrays.rounds, strict=True)
+    ]
+
+
+def _decision_order(arrays: _Arrays) -> list[tuple[int, int, int, int]]:
+    """(tree node, round, level, index in level) for every decision, in tree order."""
+    order = [
+        (int(node), r, d, k)
+        for r, rnd in enumerate(arrays.rounds)
+        for d, level in enumerate(rnd.levels)
+        for k, node in enumerate(level.nodes)
+    ]
+    return sorted(order)
 
 
 def _to_strategy(game: LimitGame, arrays: _Arrays, policies: Policies) -> LimitStrategy:
-    """Per-round policy arrays as a :class:`LimitStrategy` (one (sequences, 3) per node)."""
+    """Per-level policy arrays as a :class:`LimitStrategy` (one (sequences, 3) per node)."""
     nodes = arrays.tree.nodes
-    rows: list[Floats] = []
-    for policy in policies:
-        rows.extend(np.ascontiguousarray(policy.transpose(0, 2, 1)))
-    decisions = [n for rnd in arrays.rounds for n in rnd.decision_nodes]
+    order = _decision_order(arrays)
     return LimitStrategy(
         game_name=game.name,
-        histories=tuple(nodes[n].history for n in decisions),
-        player=np.array([nodes[n].player for n in decisions], np.int64),
-        round=np.array([nodes[n].round for n in decisions], np.int64),
-        policy=tuple(rows),
+        histories=tuple(nodes[n].history for n, _, _, _ in order),
+        player=np.array([nodes[n].player for n, _, _, _ in order], np.int64),
+        round=np.array([r for _, r, _, _ in order], np.int64),
+        policy=tuple(np.ascontiguousarray(policies[r][d][k].T) for _, r, d, k in order),
     )
 
 
 def _from_strategy(arrays: _Arrays, strategy: LimitStrategy) -> Policies:
-    """A :class:`LimitStrategy` for this game as per-round policy arrays (checked)."""
-    nodes = arrays.tree.nodes
-    policies = []
-    for rnd in arrays.rounds:
-        stacked = []
-        for n in rnd.decision_nodes:
-            policy = strategy.policy[strategy.node(nodes[n].history)]
-            if policy.shape != (rnd.sequences, N_ACTIONS):
-                raise LimitGameError(
-                    f"policy at {nodes[n].history!r} must be ({rnd.sequences}, {N_ACTIONS})"
-                )
-            stacked.append(policy.T)
-        policies.append(np.array(stacked).reshape(-1, N_ACTIONS, rnd.sequences))
-    if len(strategy.histories) != sum(rnd.decision_nodes.size for rnd in arrays.rounds):
-        raise LimitGameError("the strategy has decisions this game's tree does not")
+    """A :class:`LimitStrategy` for this game as per-level policy arrays (checked)."""
+    order = _decision_order(arrays)
+    if len(strategy.histories) != len(order):
+        raise LimitGameError("the strategy's decisions are not this game's betting histories")
+    policies: Policies = [
+        [np.empty((level.rows.size, N_ACTIONS, rnd.sequences)) for level in rnd.levels]
+        for rnd in arrays.rounds
+    ]
+    for n, r, d, k in order:
+        history = arrays.tree.nodes[n].history
+        row = strategy.policy[strategy.node(history)]
+        if row.shape != (arrays.rounds[r].sequences, N_ACTIONS):
+            raise LimitGameError(
+                f"policy at {history!r} must be ({arrays.rounds[r].sequences}, {N_ACTIONS})"
+            )
+        policies[r][d][k] = row.T
     return policies
 
 
@@ -399,18 +485,23 @@ def random_strategy(game: LimitGame, seed: int) -> LimitStrategy:
     """A strategy drawn at random: each row uniform on the simplex of legal actions."""
     rng = np.random.default_rng(seed)
     arrays = _arrays(game)
-    policies = []
+    policies: Policies = []
     for rnd in arrays.rounds:
-        weights = rng.exponential(size=(rnd.decision_nodes.size, N_ACTIONS, rnd.sequences))
-        weights *= rnd.legal
-        policies.append(weights / weights.sum(axis=1, keepdims=True))
+        policies.append([])
+        for level in rnd.levels:
+            shape = (level.rows.size, N_ACTIONS, rnd.sequences)
+            weights = rng.exponential(size=shape) * level.legal
+            policies[-1].append(weights / weights.sum(axis=1, keepdims=True))
     return _to_strategy(game, arrays, policies)
 
 
-def _best_response(arrays: _Arrays, policies: Policies, player: int) -> float:
+def _best_response(
+    arrays: _Arrays, policies: Policies, player: int, work: _Workspace | None = None
+) -> float:
     """``player``'s best-response value (chips per hand) against ``policies``."""
-    opponent_reach = _reach(arrays, policies, 1 - player)
-    return float(_values(arrays, None, opponent_reach, player)[0][0].sum())
+    work = work if work is not None else _workspace(arrays)
+    opponent_reach = _reach(arrays, policies, 1 - player, work.reach)
+    return float(_values(arrays, None, opponent_reach, player, work)[0][0].sum())
 
 
 def _game_value(arrays: _Arrays, policies: Policies) -> float:
@@ -449,6 +540,72 @@ def default_checkpoints(iterations: int) -> tuple[int, ...]:
     return tuple(sorted(marks))
 
 
+def _update(
+    algorithm: Algorithm, t: int, regrets: Floats, totals: Floats, gain: Floats, weighted: Floats
+) -> None:
+    """Add iteration ``t``'s regrets and reach-weighted strategy, in place."""
+    regrets += gain
+    if algorithm == "cfr+":
+        np.maximum(regrets, 0.0, out=regrets)
+        weighted *= t
+    elif algorithm == "dcfr":
+        up = t**DCFR_ALPHA / (t**DCFR_ALPHA + 1)
+        down = t**DCFR_BETA / (t**DCFR_BETA + 1)
+        regrets *= np.where(regrets > 0, up, down)
+        totals *= ((t - 1) / t) ** DCFR_GAMMA
+    totals += weighted
+
+
+@dataclass(frozen=True, eq=False)
+class _SolverState:
+    """Everything an iteration updates in place."""
+
+    policies: Policies  # the current strategy
+    regrets: Policies
+    totals: Policies  # the reach-weighted strategy sums
+    reach: tuple[list[Floats], list[Floats]]  # each player's reach under ``policies``
+    gain: Policies  # scratch
+    weighted: Policies  # scratch
+    work: _Workspace
+
+
+def _start(arrays: _Arrays) -> _SolverState:
+    """The state before the first iteration: uniform strategies, no regrets."""
+    policies = _uniform(arrays)
+
+    def zeros() -> Policies:
+        return [[np.zeros_like(p) for p in round_policies] for round_policies in policies]
+
+    return _SolverState(
+        policies=policies,
+        regrets=zeros(),
+        totals=zeros(),
+        reach=(_reach(arrays, policies, 0), _reach(arrays, policies, 1)),
+        gain=zeros(),
+        weighted=zeros(),
+        work=_workspace(arrays),
+    )
+
+
+def _iterate(arrays: _Arrays, algorithm: Algorithm, t: int, state: _SolverState) -> None:
+    """One iteration, in place: player 0 updates, then player 1 against the update."""
+    for player in (0, 1):
+        values = _values(arrays, state.policies, state.reach[1 - player], player, state.work)
+        for r, rnd in enumerate(arrays.rounds):
+            here, own_reach = values[r], state.reach[player][r]
+            for d, level in enumerate(rnd.levels):
+                if level.player != player:
+                    continue
+                shape = (level.rows.size, N_ACTIONS, rnd.sequences)
+                gain, weighted = state.gain[r][d], state.weighted[r][d]
+                np.subtract(here[level.block].reshape(shape), here[level.rows][:, None, :], gain)
+                gain *= level.legal
+                np.multiply(own_reach[level.rows][:, None, :], state.policies[r][d], weighted)
+                _update(algorithm, t, state.regrets[r][d], state.totals[r][d], gain, weighted)
+                _matched(state.regrets[r][d], level, out=state.policies[r][d])
+        _reach(arrays, state.policies, player, state.reach[player])
+
+
 def solve(
     game: LimitGame,
     iterations: int,
@@ -471,43 +628,20 @@ def solve(
     marks = {m for m in marks if 1 <= m <= iterations} | {iterations}
     started = time.perf_counter()
     arrays = _arrays(game)
-    policies = _uniform(arrays)
-    regrets = [np.zeros_like(p) for p in policies]
-    totals = [np.zeros_like(p) for p in policies]
-    reach = [_reach(arrays, policies, 0), _reach(arrays, policies, 1)]
+    state = _start(arrays)
     curve: list[tuple[int, float]] = []
     for t in range(1, iterations + 1):
-        for player in (0, 1):
-            values = _values(arrays, policies, reach[1 - player], player)
-            for r, rnd in enumerate(arrays.rounds):
-                mine = rnd.own[player]
-                if mine.size == 0:
-                    continue
-                here = values[r]
-                gain = here[rnd.children[mine]] - here[rnd.decision_local[mine]][:, None, :]
-                accumulated = regrets[r][mine] + gain * rnd.legal[mine]
-                own_reach = reach[player][r][rnd.decision_local[mine]][:, None, :]
-                contribution = own_reach * policies[r][mine]
-                if algorithm == "cfr+":
-                    accumulated = np.maximum(accumulated, 0.0)
-                    totals[r][mine] += t * contribution
-                elif algorithm == "dcfr":
-                    up = t**DCFR_ALPHA / (t**DCFR_ALPHA + 1)
-                    down = t**DCFR_BETA / (t**DCFR_BETA + 1)
-                    accumulated *= np.where(accumulated > 0, up, down)
-                    totals[r][mine] = totals[r][mine] * ((t - 1) / t) ** DCFR_GAMMA + contribution
-                else:
-                    totals[r][mine] += contribution
-                regrets[r][mine] = accumulated
-                policies[r][mine] = _matched(accumulated, rnd.legal[mine])
-            reach[player] = _reach(arrays, policies, player)
+        _iterate(arrays, algorithm, t, state)
         if t in marks:
-            average = _average(arrays, totals)
-            gap = 0.5 * (_best_response(arrays, average, 0) + _best_response(arrays, average, 1))
+            average = _average(arrays, state.totals)
+            gap = 0.5 * (
+                _best_response(arrays, average, 0, state.work)
+                + _best_response(arrays, average, 1, state.work)
+            )
             curve.append((t, gap))
             if progress is not None:
                 progress(t, gap)
-    average = _average(arrays, totals)
+    average = _average(arrays, state.totals)
     return SolveResult(
         game_name=game.name,
         algorithm=algorithm,
