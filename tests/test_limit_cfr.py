@@ -184,7 +184,15 @@ def test_exploitability_falls_with_iterations() -> None:
 
 @pytest.mark.parametrize("game", small_games(), ids=lambda g: g.name)
 def test_best_responses_equal_the_reference(game: LimitGame) -> None:
-    for strategy in (uniform_strategy(game), random_strategy(game, 1), random_strategy(game, 2)):
+    """Uniform, random, and always-call (whose never-reached terminals the fast solver
+    skips) strategies."""
+    strategies = (
+        uniform_strategy(game),
+        random_strategy(game, 1),
+        random_strategy(game, 2),
+        always_call(game),
+    )
+    for strategy in strategies:
         for player in (0, 1):
             fast = best_response_value(game, strategy, player)
             assert fast == pytest.approx(

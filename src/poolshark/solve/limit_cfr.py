@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import numba as nb
 import numpy as np
 
 from poolshark.solve.betting_tree import BettingTree, NodeKind, build_tree
@@ -349,14 +350,30 @@ def _reach(
 
 
 def _terminal_values(
-    reach: Floats, rows: Int64s, matrix: Floats, scale: Floats, buffers: tuple[Floats, Floats]
-) -> Floats:
-    """``scale * (reach[rows] @ matrix)``, computed in ``buffers``."""
+    here: Floats,
+    reach: Floats,
+    rows: Int64s,
+    matrix: Floats,
+    scale: Floats,
+    buffers: tuple[Floats, Floats],
+) -> None:
+    """``here[rows] = scale * (reach[rows] @ matrix)``, computed in ``buffers``.
+
+    Rows the opponent never reaches are set to 0 without a product (exact pruning: once
+    CFR+ stops playing a line, its terminals cost nothing).
+    """
     gathered, product = buffers
     np.take(reach, rows, axis=0, out=gathered)
+    live = gathered.any(axis=1)
+    count = int(np.count_nonzero(live))
+    if count < rows.size:
+        here[rows[~live]] = 0.0
+        rows, scale = rows[live], scale[live]
+        gathered, product = gathered[:count], product[:count]
+        np.take(reach, rows, axis=0, out=gathered)
     np.matmul(gathered, matrix, out=product)
     product *= scale[:, None]
-    return product
+    here[rows] = product
 
 
 def _values(
@@ -378,15 +395,22 @@ def _values(
         here = values[r]
         reach = opponent_reach[r]
         if rnd.fold_rows.size:
-            buffers = (work.fold_in[r], work.fold_out[r])
-            matrix = arrays.fold_matrix[r][player]
-            pay = rnd.fold_pay[player]
-            here[rnd.fold_rows] = _terminal_values(reach, rnd.fold_rows, matrix, pay, buffers)
+            _terminal_values(
+                here,
+                reach,
+                rnd.fold_rows,
+                arrays.fold_matrix[r][player],
+                rnd.fold_pay[player],
+                (work.fold_in[r], work.fold_out[r]),
+            )
         if rnd.showdown_rows.size:
-            buffers = (work.showdown_in[r], work.showdown_out[r])
-            matrix, stake = arrays.showdown_matrix[player], rnd.showdown_stake
-            here[rnd.showdown_rows] = _terminal_values(
-                reach, rnd.showdown_rows, matrix, stake, buffers
+            _terminal_values(
+                here,
+                reach,
+                rnd.showdown_rows,
+                arrays.showdown_matrix[player],
+                rnd.showdown_stake,
+                (work.showdown_in[r], work.showdown_out[r]),
             )
         if rnd.transition_rows.size:
             after = values[r + 1][: rnd.transition_rows.size]
@@ -540,20 +564,64 @@ def default_checkpoints(iterations: int) -> tuple[int, ...]:
     return tuple(sorted(marks))
 
 
-def _update(
-    algorithm: Algorithm, t: int, regrets: Floats, totals: Floats, gain: Floats, weighted: Floats
-) -> None:
-    """Add iteration ``t``'s regrets and reach-weighted strategy, in place."""
-    regrets += gain
+@nb.njit(cache=True, nogil=True)
+def _update_level(
+    children: Floats,
+    values: Floats,
+    legal: Floats,
+    own_reach: Floats,
+    policy: Floats,
+    regrets: Floats,
+    totals: Floats,
+    rule: tuple[bool, float, float, float, float],
+) -> None:  # pragma: no cover - compiled
+    """One depth's update for the player who acts there, in place, in one pass.
+
+    ``children`` (decisions, 3, sequences) and ``values`` (decisions, sequences) are the
+    player's counterfactual values. ``rule`` is (floor regrets at 0, scale of positive
+    regrets, scale of negative ones, scale of the strategy sum, weight of this iteration):
+    the strategy sum becomes ``sum * scale + weight * own_reach * policy`` and the policy
+    the regret-matched regrets.
+    """
+    floor, up, down, keep, weight = rule
+    decisions, actions, sequences = children.shape
+    for n in range(decisions):
+        count = 0.0
+        for a in range(actions):
+            count += legal[n, a]
+        for k in range(sequences):
+            positive = 0.0
+            for a in range(actions):
+                if legal[n, a] == 0.0:
+                    continue
+                regret = regrets[n, a, k] + children[n, a, k] - values[n, k]
+                if floor and regret < 0.0:
+                    regret = 0.0
+                regret *= up if regret > 0.0 else down
+                regrets[n, a, k] = regret
+                totals[n, a, k] = (
+                    totals[n, a, k] * keep + weight * own_reach[n, k] * policy[n, a, k]
+                )
+                if regret > 0.0:
+                    positive += regret
+            for a in range(actions):
+                if legal[n, a] == 0.0:
+                    policy[n, a, k] = 0.0
+                elif positive > 0.0:
+                    policy[n, a, k] = max(regrets[n, a, k], 0.0) / positive
+                else:
+                    policy[n, a, k] = 1.0 / count
+
+
+def _rule(algorithm: Algorithm, t: int) -> tuple[bool, float, float, float, float]:
+    """Iteration ``t``'s update rule for :func:`_update_level` (module doc)."""
     if algorithm == "cfr+":
-        np.maximum(regrets, 0.0, out=regrets)
-        weighted *= t
-    elif algorithm == "dcfr":
+        return (True, 1.0, 1.0, 1.0, float(t))
+    if algorithm == "dcfr":
         up = t**DCFR_ALPHA / (t**DCFR_ALPHA + 1)
         down = t**DCFR_BETA / (t**DCFR_BETA + 1)
-        regrets *= np.where(regrets > 0, up, down)
-        totals *= ((t - 1) / t) ** DCFR_GAMMA
-    totals += weighted
+        return (False, up, down, ((t - 1) / t) ** DCFR_GAMMA, 1.0)
+    return (False, 1.0, 1.0, 1.0, 1.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -564,8 +632,6 @@ class _SolverState:
     regrets: Policies
     totals: Policies  # the reach-weighted strategy sums
     reach: tuple[list[Floats], list[Floats]]  # each player's reach under ``policies``
-    gain: Policies  # scratch
-    weighted: Policies  # scratch
     work: _Workspace
 
 
@@ -581,14 +647,13 @@ def _start(arrays: _Arrays) -> _SolverState:
         regrets=zeros(),
         totals=zeros(),
         reach=(_reach(arrays, policies, 0), _reach(arrays, policies, 1)),
-        gain=zeros(),
-        weighted=zeros(),
         work=_workspace(arrays),
     )
 
 
 def _iterate(arrays: _Arrays, algorithm: Algorithm, t: int, state: _SolverState) -> None:
     """One iteration, in place: player 0 updates, then player 1 against the update."""
+    rule = _rule(algorithm, t)
     for player in (0, 1):
         values = _values(arrays, state.policies, state.reach[1 - player], player, state.work)
         for r, rnd in enumerate(arrays.rounds):
@@ -596,13 +661,17 @@ def _iterate(arrays: _Arrays, algorithm: Algorithm, t: int, state: _SolverState)
             for d, level in enumerate(rnd.levels):
                 if level.player != player:
                     continue
-                shape = (level.rows.size, N_ACTIONS, rnd.sequences)
-                gain, weighted = state.gain[r][d], state.weighted[r][d]
-                np.subtract(here[level.block].reshape(shape), here[level.rows][:, None, :], gain)
-                gain *= level.legal
-                np.multiply(own_reach[level.rows][:, None, :], state.policies[r][d], weighted)
-                _update(algorithm, t, state.regrets[r][d], state.totals[r][d], gain, weighted)
-                _matched(state.regrets[r][d], level, out=state.policies[r][d])
+                decisions = level.rows.size
+                _update_level(
+                    here[level.block].reshape(decisions, N_ACTIONS, rnd.sequences),
+                    here[level.rows],
+                    level.legal.reshape(decisions, N_ACTIONS),
+                    own_reach[level.rows],
+                    state.policies[r][d],
+                    state.regrets[r][d],
+                    state.totals[r][d],
+                    rule,
+                )
         _reach(arrays, state.policies, player, state.reach[player])
 
 
