@@ -74,21 +74,6 @@ class BettingNode:
         return (self.children[0] >= 0, self.children[1] >= 0, self.children[2] >= 0)
 
 
-@dataclass(frozen=True)
-class _Pending:
-    """A node under construction: its state, before the tree is numbered."""
-
-    history: str
-    kind: NodeKind
-    round: int
-    player: int
-    contributions: tuple[int, int]
-    bets: int
-    depth: int
-    acted: bool
-    parent: int
-
-
 @dataclass(frozen=True, eq=False)
 class BettingTree:
     """All nodes of a limit betting tree (see the module doc), with a history index."""
@@ -119,11 +104,14 @@ class BettingTree:
         return tuple(i for i, node in enumerate(self.nodes) if node.kind is NodeKind.DECISION)
 
 
+NO_CHILDREN = (-1, -1, -1)
+
+
 def _round_start(
     betting: LimitBetting, round_: int, contributions: tuple[int, int], history: str, parent: int
-) -> _Pending:
-    """The first decision of ``round_``."""
-    return _Pending(
+) -> BettingNode:
+    """The first decision of ``round_`` (children not linked yet)."""
+    return BettingNode(
         history=history,
         kind=NodeKind.DECISION,
         round=round_,
@@ -131,8 +119,8 @@ def _round_start(
         contributions=contributions,
         bets=betting.opening_bets[round_],
         depth=0,
-        acted=False,
         parent=parent,
+        children=NO_CHILDREN,
     )
 
 
@@ -162,14 +150,8 @@ def build_tree(betting: LimitBetting) -> BettingTree:
     order = sorted(range(len(pending)), key=lambda i: (pending[i].round, pending[i].depth, i))
     number = {old: new for new, old in enumerate(order)}
     nodes = tuple(
-        BettingNode(
-            history=pending[old].history,
-            kind=pending[old].kind,
-            round=pending[old].round,
-            player=pending[old].player,
-            contributions=pending[old].contributions,
-            bets=pending[old].bets,
-            depth=pending[old].depth,
+        replace(
+            pending[old],
             parent=number[pending[old].parent] if pending[old].parent >= 0 else -1,
             children=_renumber(children[old], number),
         )
@@ -185,18 +167,18 @@ def _renumber(links: list[int], number: dict[int, int]) -> tuple[int, int, int]:
 
 
 def _successors(
-    betting: LimitBetting, node: _Pending, last_round: int
-) -> list[tuple[int, _Pending]]:
+    betting: LimitBetting, node: BettingNode, last_round: int
+) -> list[tuple[int, BettingNode]]:
     """The legal actions at a decision and the node each one leads to."""
     me, other = node.player, 1 - node.player
     mine, theirs = node.contributions[me], node.contributions[other]
     to_call = theirs - mine
-    successors: list[tuple[int, _Pending]] = []
+    successors: list[tuple[int, BettingNode]] = []
 
-    def after(action: int, kind: NodeKind, put_in: int, bets: int) -> _Pending:
+    def after(action: int, kind: NodeKind, put_in: int, bets: int) -> BettingNode:
         contributions = [0, 0]
         contributions[me], contributions[other] = put_in, theirs
-        return _Pending(
+        return BettingNode(
             history=node.history + ACTIONS[action],
             kind=kind,
             round=node.round,
@@ -204,13 +186,13 @@ def _successors(
             contributions=(contributions[0], contributions[1]),
             bets=bets,
             depth=node.depth + 1,
-            acted=True,
             parent=-1,
+            children=NO_CHILDREN,
         )
 
     if to_call > 0:
         successors.append((FOLD, after(FOLD, NodeKind.FOLD, mine, node.bets)))
-    if node.acted:
+    if node.depth > 0:  # both players have acted in the round once this call is made
         closing = NodeKind.SHOWDOWN if node.round == last_round else NodeKind.TRANSITION
     else:
         closing = NodeKind.DECISION
