@@ -20,9 +20,9 @@ The last line printed is one JSON object with these keys:
   and their ratio; ``leduc_same_iterates_exploitability``: both solvers' exploitability
   after the reference's iterations (chips per hand), and their difference ``leduc_gap``.
 * ``leduc_cfr_plus`` / ``leduc_dcfr``: ``{iterations, seconds, value, exploitability}``.
-* ``holdem_buckets``, ``holdem_iterations``, ``holdem_it_s``, ``holdem_seconds``,
-  ``holdem_value``, ``holdem_exploitability_mbb`` and ``holdem_curve_mbb``
-  (``[iteration, mbb/hand]`` pairs).
+* ``holdem_buckets``, ``holdem_iterations``, ``holdem_it_s``, ``holdem_seconds`` (wall),
+  ``holdem_cpu_s`` (process CPU time, BLAS threads included), ``holdem_value``,
+  ``holdem_exploitability_mbb`` and ``holdem_curve_mbb`` (``[iteration, mbb/hand]`` pairs).
 * ``load_average``: the machine's 1-minute load when the run ended (times are wall
   clock, and this machine is shared).
 * ``quick`` and ``seed``: the options given.
@@ -125,9 +125,11 @@ def main() -> None:
 
     buckets = 5
     holdem = random_bucket_game(HOLDEM_BETTING, (buckets,) * 4, seed=args.seed, name="holdem-5")
-    holdem_iterations = 4 if args.quick else 200
-    checkpoints = (1, holdem_iterations) if args.quick else (1, 10, 20, 50, 100, 200)
+    holdem_iterations = 4 if args.quick else 100
+    checkpoints = (1, holdem_iterations) if args.quick else (1, 10, 20, 50, 100)
+    cpu_started = time.process_time()
     result = solve(holdem, holdem_iterations, checkpoints=checkpoints)
+    cpu_s = time.process_time() - cpu_started
     curve = [[t, mbb(gap)] for t, gap in result.curve]
     if not args.json:
         print_table(
@@ -137,7 +139,8 @@ def main() -> None:
         )
         print(
             f"{result.iterations} iterations in {result.seconds:.1f} s "
-            f"({result.iterations / result.seconds:.2f} it/s, checkpoints included); "
+            f"({result.iterations / result.seconds:.2f} it/s, checkpoints included; "
+            f"{cpu_s:.1f} s of CPU over all threads); "
             f"value {result.value:+.4f} chips per hand"
         )
 
@@ -154,6 +157,7 @@ def main() -> None:
             "holdem_iterations": result.iterations,
             "holdem_it_s": result.iterations / result.seconds,
             "holdem_seconds": result.seconds,
+            "holdem_cpu_s": cpu_s,
             "holdem_value": result.value,
             "holdem_exploitability_mbb": curve[-1][1],
             "holdem_curve_mbb": curve,

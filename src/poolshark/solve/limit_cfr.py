@@ -594,7 +594,7 @@ def _update_level(
             for a in range(actions):
                 if legal[n, a] == 0.0:
                     continue
-                regret = regrets[n, a, k] + children[n, a, k] - values[n, k]
+                regret = regrets[n, a, k] + (children[n, a, k] - values[n, k])
                 if floor and regret < 0.0:
                     regret = 0.0
                 regret *= up if regret > 0.0 else down
