@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from itertools import pairwise
 from math import comb
 from pathlib import Path
@@ -172,7 +173,14 @@ def test_fast_solver_repeats_the_reference_iterates(game: LimitGame, algorithm: 
 
 
 def test_exploitability_falls_with_iterations() -> None:
-    curve = solve(leduc(), 500, checkpoints=(10, 50, 100, 500)).curve
+    reported: list[tuple[int, float | None]] = []
+    result = solve(
+        leduc(), 500, checkpoints=(10, 50, 100, 500), progress=lambda t, g: reported.append((t, g))
+    )
+    curve = result.curve
+    assert [t for t, _ in reported] == list(range(1, 501))
+    assert [(t, g) for t, g in reported if g is not None] == list(curve)
+    assert json.loads(json.dumps(result.as_dict()))["curve"][-1] == [500, result.exploitability]
     gaps = [gap for _, gap in curve]
     assert [t for t, _ in curve] == [10, 50, 100, 500]
     assert all(later < earlier for earlier, later in pairwise(gaps))

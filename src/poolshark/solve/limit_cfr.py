@@ -138,6 +138,9 @@ class LimitStrategy:
                 stacked = np.asarray(data[f"policy_{r}"], dtype=np.float64)
                 for row, node in zip(stacked, data[f"nodes_{r}"], strict=True):
                     policy[int(node)] = row
+            missing = [i for i, p in enumerate(policy) if p is None]
+            if missing:
+                raise LimitGameError(f"{path}: no policy for decision {missing[0]}")
             return cls(
                 game_name=str(data["game_name"]),
                 histories=tuple(str(h) for h in data["histories"]),
@@ -163,6 +166,18 @@ class SolveResult:
     exploitability: float
     curve: tuple[tuple[int, float], ...]
     seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        """The figures (not the strategy) as plain JSON-ready values."""
+        return {
+            "game": self.game_name,
+            "algorithm": self.algorithm,
+            "iterations": self.iterations,
+            "value": self.value,
+            "exploitability": self.exploitability,
+            "curve": [[t, gap] for t, gap in self.curve],
+            "seconds": self.seconds,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -688,13 +703,14 @@ def solve(
     *,
     algorithm: Algorithm = "cfr+",
     checkpoints: Sequence[int] | None = None,
-    progress: Callable[[int, float], None] | None = None,
+    progress: Callable[[int, float | None], None] | None = None,
 ) -> SolveResult:
     """Run ``iterations`` of ``algorithm`` (module doc) and return the average strategy.
 
     The average strategy's exploitability is measured exactly at each checkpoint
-    (default :func:`default_checkpoints`, always including the last iteration), and
-    ``progress(iteration, exploitability)`` is called there.
+    (default :func:`default_checkpoints`, always including the last iteration; each costs
+    about one iteration). ``progress(iteration, exploitability)`` is called after every
+    iteration, with the exploitability at checkpoints and ``None`` between them.
     """
     if iterations < 1:
         raise LimitGameError("iterations must be at least 1")
@@ -717,6 +733,8 @@ def solve(
             curve.append((t, gap))
             if progress is not None:
                 progress(t, gap)
+        elif progress is not None:
+            progress(t, None)
     average = _average(arrays, state.totals)
     return SolveResult(
         game_name=game.name,
