@@ -11,8 +11,8 @@ Run from the repository root::
   that includes one exact best response). The fast solver then runs longer with CFR+ and with DCFR.
 * Synthetic hold'em: ``HOLDEM_BETTING`` (the full 6,378-decision tree) over a random
   chance model of 5 buckets a round (5, 25, 125, 625 sequences), seeded by ``--seed``;
-  CFR+ with exploitability measured exactly at checkpoints, in chips and in milli big
-  blinds per hand (the big blind is 2 chips).
+  CFR+ and DCFR for 150 iterations (3 with ``--quick``), exploitability measured exactly
+  at checkpoints, in milli big blinds per hand (the big blind is 2 chips).
 
 The last line printed is one JSON object with these keys:
 
@@ -20,9 +20,9 @@ The last line printed is one JSON object with these keys:
   and their ratio; ``leduc_same_iterates_exploitability``: both solvers' exploitability
   after the reference's iterations (chips per hand), and their difference ``leduc_gap``.
 * ``leduc_cfr_plus`` / ``leduc_dcfr``: ``{iterations, seconds, value, exploitability}``.
-* ``holdem_buckets``, ``holdem_iterations``, ``holdem_it_s``, ``holdem_seconds`` (wall),
-  ``holdem_cpu_s`` (process CPU time, BLAS threads included), ``holdem_value``,
-  ``holdem_exploitability_mbb`` and ``holdem_curve_mbb`` (``[iteration, mbb/hand]`` pairs).
+* ``holdem_buckets`` and ``holdem``: per algorithm (``cfr+``, ``dcfr``) ``iterations``,
+  ``it_s``, ``seconds`` (wall), ``cpu_s`` (process CPU time, BLAS threads included),
+  ``value``, ``exploitability_mbb`` and ``curve_mbb`` (``[iteration, mbb/hand]`` pairs).
 * ``load_average``: the machine's 1-minute load when the run ended (times are wall
   clock, and this machine is shared).
 * ``quick`` and ``seed``: the options given.
@@ -42,6 +42,7 @@ from poolshark.solve.cfr_reference import (
 from poolshark.solve.limit_cfr import SolveResult, random_bucket_game, solve
 from poolshark.solve.limit_game import HOLDEM_BETTING, leduc
 
+ALGORITHMS_COMPARED = ("cfr+", "dcfr")
 BIG_BLIND_CHIPS = 2
 """``HOLDEM_BETTING`` counts chips of half a small bet: the big blind is 2."""
 
@@ -100,7 +101,7 @@ def main() -> None:
                     "fast CFR+ (same)",
                     reference_iterations,
                     same.seconds,
-                    reference_iterations / same.seconds,
+                    "(setup)",
                     same.value,
                     same.exploitability,
                 ],
@@ -125,24 +126,35 @@ def main() -> None:
 
     buckets = 5
     holdem = random_bucket_game(HOLDEM_BETTING, (buckets,) * 4, seed=args.seed, name="holdem-5")
-    holdem_iterations = 4 if args.quick else 100
-    checkpoints = (1, holdem_iterations) if args.quick else (1, 10, 20, 50, 100)
-    cpu_started = time.process_time()
-    result = solve(holdem, holdem_iterations, checkpoints=checkpoints)
-    cpu_s = time.process_time() - cpu_started
-    curve = [[t, mbb(gap)] for t, gap in result.curve]
+    holdem_iterations = 3 if args.quick else 150
+    checkpoints = (1, 3) if args.quick else (1, 10, 20, 50, 100, 150)
+    holdem_runs: dict[str, dict[str, object]] = {}
+    curves: dict[str, list[list[float]]] = {}
+    for algorithm in ALGORITHMS_COMPARED:
+        cpu_started = time.process_time()
+        result = solve(holdem, holdem_iterations, algorithm=algorithm, checkpoints=checkpoints)
+        curves[algorithm] = [[t, mbb(g)] for t, g in result.curve]
+        holdem_runs[algorithm] = {
+            "iterations": result.iterations,
+            "it_s": result.iterations / result.seconds,
+            "seconds": result.seconds,
+            "cpu_s": time.process_time() - cpu_started,
+            "value": result.value,
+            "exploitability_mbb": mbb(result.exploitability),
+            "curve_mbb": curves[algorithm],
+        }
     if not args.json:
+        plus_curve, dcfr_curve = (curves[a] for a in ALGORITHMS_COMPARED)
         print_table(
-            f"Synthetic hold'em, {buckets} buckets a round (seed {args.seed}), CFR+",
-            ["iteration", "exploitability (mbb/hand)"],
-            [[t, value] for t, value in curve],
+            f"Synthetic hold'em, {buckets} buckets a round (seed {args.seed}): exploitability",
+            ["iteration", "CFR+ (mbb/hand)", "DCFR (mbb/hand)"],
+            [[int(p[0]), p[1], d[1]] for p, d in zip(plus_curve, dcfr_curve, strict=True)],
         )
-        print(
-            f"{result.iterations} iterations in {result.seconds:.1f} s "
-            f"({result.iterations / result.seconds:.2f} it/s, checkpoints included; "
-            f"{cpu_s:.1f} s of CPU over all threads); "
-            f"value {result.value:+.4f} chips per hand"
-        )
+        for algorithm, run in holdem_runs.items():
+            print(
+                f"{algorithm}: {run['iterations']} iterations in {run['seconds']:.1f} s wall, "
+                f"{run['cpu_s']:.1f} s CPU over all threads (checkpoints included)"
+            )
 
     emit(
         {
@@ -154,13 +166,7 @@ def main() -> None:
             "leduc_cfr_plus": summary(plus),
             "leduc_dcfr": summary(discounted),
             "holdem_buckets": buckets,
-            "holdem_iterations": result.iterations,
-            "holdem_it_s": result.iterations / result.seconds,
-            "holdem_seconds": result.seconds,
-            "holdem_cpu_s": cpu_s,
-            "holdem_value": result.value,
-            "holdem_exploitability_mbb": curve[-1][1],
-            "holdem_curve_mbb": curve,
+            "holdem": holdem_runs,
             "load_average": os.getloadavg()[0],
             "quick": args.quick,
             "seed": args.seed,
