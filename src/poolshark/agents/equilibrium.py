@@ -33,6 +33,7 @@ Off the tree (the engine allowing what the abstract game does not):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -42,6 +43,7 @@ from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.kernel import BUTTON, CHECK_CALL, FOLD, RAISE
 from poolshark.solve.bucket_features import BOARD_CARDS
 from poolshark.solve.card_abstraction import CardAbstraction
+from poolshark.solve.limit_cfr import LimitStrategy
 from poolshark.solve.limit_game import HOLDEM_BETTING, LimitBetting, LimitGameError
 
 Floats = npt.NDArray[np.float64]
@@ -218,3 +220,27 @@ class EquilibriumAgent:
                 sequence = sequence * self.abstraction.buckets[street] + bucket
             sequences[row] = sequence
         return sequences
+
+
+ABSTRACTION_FILE = "abstraction.npz"
+STRATEGY_FILE = "strategy.npz"
+"""The files of a solved abstraction's folder (``poolshark solve limit --out``)."""
+
+
+def is_equilibrium_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder holding a solved abstraction and its strategy."""
+    return path.is_dir() and (path / STRATEGY_FILE).is_file()
+
+
+def load_equilibrium_agent(folder: Path) -> EquilibriumAgent:
+    """The agent of a ``poolshark solve limit`` folder; :class:`AgentError` naming the
+    missing or unreadable file otherwise."""
+    for name in (ABSTRACTION_FILE, STRATEGY_FILE):
+        if not (folder / name).is_file():
+            raise AgentError(f"{folder} has no {name} (make one with poolshark solve limit)")
+    try:
+        abstraction = CardAbstraction.load(folder / ABSTRACTION_FILE)
+        strategy = LimitStrategy.load(folder / STRATEGY_FILE)
+    except (OSError, ValueError, KeyError) as error:
+        raise AgentError(f"cannot load the solved abstraction in {folder}: {error}") from None
+    return EquilibriumAgent(abstraction, strategy)

@@ -41,6 +41,7 @@ from poolshark.agents.bots import (
     StyleAgent,
     TightAggressive,
 )
+from poolshark.agents.equilibrium import is_equilibrium_folder, load_equilibrium_agent
 from poolshark.agents.protocol import Agent, AgentError
 from poolshark.pool.pools import PoolSpec, build_pool, list_pools, load_pool
 from poolshark.pool.style import Style, describe_errors, list_styles, load_style
@@ -107,7 +108,8 @@ def agent_help() -> str:
     return (
         f"random, station, tag, a style ({styles}; style:NAME or style:FILE.toml), "
         f"pool:NAME ({pools}), a pool or lineup FILE.toml, a checkpoint FILE.pt "
-        f"({' or '.join(CHECKPOINT_LOADERS)}), or package.module:Class"
+        f"({' or '.join(CHECKPOINT_LOADERS)}), a solved limit folder (poolshark solve limit), "
+        "or package.module:Class"
     )
 
 
@@ -124,6 +126,8 @@ def load_agent(spec: str) -> Agent:
             return StyleAgent.from_pool(load_pool(text.removeprefix("pool:")))
         if text.endswith(".pt"):
             return load_checkpoint_agent(Path(text))
+        if is_equilibrium_folder(Path(text)):
+            return load_equilibrium_agent(Path(text))
         if text.endswith(".toml") or Path(text).is_file():
             return load_agent_file(Path(text))
     except AgentError:

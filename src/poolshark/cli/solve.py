@@ -1,4 +1,5 @@
-"""``poolshark solve``: heads-up shove/fold, solved; best responses to any strategies."""
+"""``poolshark solve``: heads-up shove/fold solved exactly, best responses to any strategies;
+Kuhn, Leduc and heads-up limit hold'em (in a card abstraction) by CFR."""
 
 from __future__ import annotations
 
@@ -12,16 +13,23 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from poolshark.agents.equilibrium import ABSTRACTION_FILE, STRATEGY_FILE
 from poolshark.cards.ranges import Range
 from poolshark.cli.common import (
     JsonFlag,
     console,
+    errors,
     matrices_with_progress,
     print_json,
+    progress_bar,
     user_errors,
 )
 from poolshark.equity.matrix import PreflopMatrices
 from poolshark.report.range_chart import render_text, save_chart
+from poolshark.solve.card_abstraction import fit_abstraction, holdem_game
+from poolshark.solve.limit_cfr import ALGORITHMS, Algorithm, SolveResult
+from poolshark.solve.limit_cfr import solve as limit_solve
+from poolshark.solve.limit_game import LimitGame, kuhn, leduc
 from poolshark.solve.shove_fold import (
     ShoveFoldGame,
     Vector,
@@ -32,7 +40,12 @@ from poolshark.solve.shove_fold import (
 from poolshark.solve.solvers import SOLVERS, Solution, solve
 from poolshark.solve.sweep import PushFoldTable, stack_grid, sweep
 
-app = typer.Typer(help="Solve small games exactly: heads-up shove/fold.", no_args_is_help=True)
+app = typer.Typer(
+    help="Solve games: heads-up shove/fold exactly; Kuhn, Leduc and limit hold'em by CFR.",
+    no_args_is_help=True,
+)
+MBB_PER_CHIP = 500.0
+"""Milli-big-blinds per chip of the limit games (the big blind is 2 chips)."""
 
 StackOption = Annotated[float, typer.Option("--stack", "-s", help="Stacks in big blinds.")]
 AnteOption = Annotated[float, typer.Option(help="Ante per player, in big blinds.")]
@@ -237,3 +250,146 @@ def _summary_table(solution: Solution) -> Table:
     table.add_row("exploitability", f"{solution.exploitability.total:.2e} bb/hand")
     table.add_row("solve time", f"{solution.seconds:.3f} s")
     return table
+
+
+SMALL_GAMES = {"kuhn": kuhn, "leduc": leduc}
+AlgorithmOption = Annotated[
+    str, typer.Option(help="cfr+ (regret matching+, linear averaging), dcfr or cfr.")
+]
+
+
+def _algorithm(name: str) -> Algorithm:
+    """A solver algorithm by name (errors: one line, exit 2)."""
+    for algorithm in ALGORITHMS:
+        if algorithm == name:
+            return algorithm
+    raise ValueError(f"unknown algorithm {name!r}: use one of {', '.join(ALGORITHMS)}")
+
+
+def _solve_with_progress(
+    game: LimitGame, iterations: int, algorithm: Algorithm, *, quiet: bool, unit: str, scale: float
+) -> SolveResult:
+    """:func:`limit_cfr.solve` with a progress bar showing the last exploitability."""
+    with progress_bar(quiet, transient=True) as bar:
+        task = bar.add_task(f"{algorithm} on {game.name}", total=iterations)
+
+        def report(iteration: int, gap: float | None) -> None:
+            if gap is not None:
+                bar.update(task, description=f"{algorithm}: {gap * scale:.4g} {unit}")
+            bar.update(task, completed=iteration)
+
+        return limit_solve(game, iterations, algorithm=algorithm, progress=report)
+
+
+def _print_curve(result: SolveResult, unit: str, scale: float) -> None:
+    """The exploitability curve as a table."""
+    table = Table(title=f"{result.game_name}, {result.algorithm}", title_justify="left")
+    table.add_column("iteration", justify="right")
+    table.add_column(f"exploitability ({unit})", justify="right")
+    for iteration, gap in result.curve:
+        table.add_row(f"{iteration:,}", f"{gap * scale:.5g}")
+    console.print(table)
+    console.print(
+        f"value for the first player: {result.value * scale:+.5g} {unit}; {result.seconds:.1f} s"
+    )
+
+
+@app.command("cfr")
+def cfr_command(
+    game: Annotated[str, typer.Option(help="kuhn or leduc.")] = "leduc",
+    iterations: Annotated[int, typer.Option("--iterations", "-i")] = 1000,
+    algorithm: AlgorithmOption = "cfr+",
+    json_output: JsonFlag = False,
+) -> None:
+    """Solve Kuhn poker or Leduc hold'em by CFR: the value (Kuhn -1/18, Leduc -0.0856 for
+    the first player) and the exact exploitability falling with iterations, in chips."""
+    with user_errors():
+        if game not in SMALL_GAMES:
+            raise ValueError(f"unknown game {game!r}: use {' or '.join(SMALL_GAMES)}")
+        result = _solve_with_progress(
+            SMALL_GAMES[game](),
+            iterations,
+            _algorithm(algorithm),
+            quiet=json_output,
+            unit="chips",
+            scale=1.0,
+        )
+    if json_output:
+        print_json(result.as_dict())
+        return
+    _print_curve(result, "chips per hand", 1.0)
+
+
+@app.command("limit")
+def limit_command(
+    buckets: Annotated[
+        str, typer.Option(help="Card buckets per street: preflop,flop,turn,river.")
+    ] = "5,5,5,5",
+    fit_hands: Annotated[
+        int, typer.Option(help="Sampled (hand, board) pairs per street to fit the buckets.")
+    ] = 20_000,
+    deals: Annotated[
+        int, typer.Option(help="Random deals that define the abstract game's chances.")
+    ] = 200_000,
+    iterations: Annotated[int, typer.Option("--iterations", "-i")] = 200,
+    algorithm: AlgorithmOption = "dcfr",
+    threads: Annotated[int, typer.Option(help="Cores for the card features.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the buckets and the deals.")] = 0,
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for abstraction.npz, strategy.npz, solve.json.")
+    ] = Path("out/limit-solve"),
+    json_output: JsonFlag = False,
+) -> None:
+    """Solve heads-up limit hold'em in a card abstraction (Sparbot's role): k-means buckets
+    of E/E2/PPOT/NPOT per street, the abstract game of sampled deals, CFR on its whole
+    betting tree with the exact exploitability (milli-big-blinds per hand) as it falls.
+    The folder plays as an agent: ``poolshark eval OUT station --seats 2 --betting
+    fixed-limit``."""
+    with user_errors():
+        counts = tuple(int(part) for part in buckets.split(","))
+        if len(counts) != 4:
+            raise ValueError(f"buckets are four counts (preflop,flop,turn,river), got {buckets!r}")
+        chosen = _algorithm(algorithm)
+        if not json_output:
+            errors.print(f"fitting {counts} buckets on {fit_hands:,} hands a street ...")
+        started = time.perf_counter()
+        abstraction = fit_abstraction(
+            (counts[0], counts[1], counts[2], counts[3]),
+            hands=fit_hands,
+            seed=seed,
+            threads=threads,
+        )
+        if not json_output:
+            errors.print(f"dealing {deals:,} hands into the abstract game ...")
+        game = holdem_game(abstraction, deals, seed, threads=threads)
+        prepared = time.perf_counter() - started
+        result = _solve_with_progress(
+            game,
+            iterations,
+            chosen,
+            quiet=json_output,
+            unit="mbb/hand",
+            scale=MBB_PER_CHIP,
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    abstraction.save(out / ABSTRACTION_FILE)
+    result.strategy.save(out / STRATEGY_FILE)
+    figures = {
+        **result.as_dict(),
+        "buckets": list(counts),
+        "fit_hands": fit_hands,
+        "deals": deals,
+        "seed": seed,
+        "exploitability_mbb": result.exploitability * MBB_PER_CHIP,
+        "curve_mbb": [[t, gap * MBB_PER_CHIP] for t, gap in result.curve],
+        "prepare_seconds": prepared,
+        "out": str(out),
+    }
+    (out / "solve.json").write_text(json.dumps(figures, indent=1) + "\n")
+    if json_output:
+        print_json(figures)
+        return
+    _print_curve(result, "mbb/hand", MBB_PER_CHIP)
+    console.print(
+        f"abstraction, strategy and figures in {out}/ (play it: poolshark eval {out} ...)"
+    )
