@@ -212,9 +212,11 @@ class EndedHand:
 
     ``position`` is ours (0 button, 1 big blind); ``steps`` the hand's moves as tree steps
     (position, move, street), complete when ``complete``; ``node`` the tree node reached;
-    ``shown`` the opponent's hole cards when the hand went to showdown, with ``board``.
+    ``shown`` the opponent's hole cards when the hand went to showdown, with ``board``;
+    ``hand_id`` is the match's id of the hand (-1 for a fold inferred from the seating).
     """
 
+    hand_id: int
     table: int
     position: int
     steps: tuple[tuple[int, int, int], ...]
@@ -274,7 +276,7 @@ class HandTracker:
                 # We were on the button twice running: in the hand between, we were the big
                 # blind and the button folded before we acted.
                 fold = int(tree.child[0, FOLD])
-                ended.append(EndedHand(table, 1, ((0, FOLD, 0),), fold, True, (), None))
+                ended.append(EndedHand(-1, table, 1, ((0, FOLD, 0),), fold, True, (), None))
         return ended
 
     def _close(self, hand: _Open, decisions: Decisions, table: int, tree: BettingTree) -> EndedHand:
@@ -299,6 +301,7 @@ class HandTracker:
         self.hands_lost += not complete
         position = 0 if hand.seat == hand.button else 1
         return EndedHand(
+            hand.hand_id,
             table,
             position,
             tuple(steps),
