@@ -306,7 +306,8 @@ def test_vexbot_exploits_a_calling_station() -> None:
     bot = Vexbot()
     result = play_match([bot, CallingStation()], [0, 1], limit_config(400, 10))
     calls = bot.model.probabilities()[bot.model.actions.sum(axis=1) >= 10]
-    assert calls.size and (calls[:, CHECK_CALL] > 0.85).all()
+    assert calls.size
+    assert (calls[:, CHECK_CALL] > 0.85).all()
     mean, low, _ = sb_interval(result)
     assert low > 0, f"vexbot vs station: {mean:.3f} sb/hand, 95% interval from {low:.3f}"
 
@@ -323,7 +324,8 @@ def test_full_limit_match_conserves_chips_and_repeats(name: str) -> None:
 
     config = limit_config(120, 6, seed=11)
     first = play_match([load_agent(name), load_agent("random")], [0, 1], config, observer=observe)
-    assert nets and set(nets) == {0}
+    assert nets
+    assert set(nets) == {0}
     assert first.agents[0].won_chips + first.agents[1].won_chips == 0
     assert first.agents[0].coerced == 0
     assert first.agents[0].decisions > 0
