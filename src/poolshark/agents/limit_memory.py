@@ -68,7 +68,8 @@ class BettingTree:
     ``street[x]`` the street of the last action into x (0 preflop .. 3 river); ``size[x]``
     the nodes in x's subtree; ``bets[x]`` the bets made in x's round so far;
     ``round_history[x]`` the moves of x's round before it (``"crr"``); ``history[x]`` all
-    moves, rounds joined by ``/``.
+    moves, rounds joined by ``/``; ``raises[x, p]`` the bets and raises position p made on
+    the way to x.
     """
 
     child: Int64s
@@ -81,6 +82,7 @@ class BettingTree:
     bets: Int64s
     round_history: tuple[str, ...]
     history: tuple[str, ...]
+    raises: Int64s
 
     @property
     def nodes(self) -> int:
@@ -120,6 +122,7 @@ def betting_tree() -> BettingTree:
     bets: list[int] = []
     round_history: list[str] = []
     history: list[str] = []
+    raises: list[tuple[int, int]] = []
 
     def add(
         node_kind: int,
@@ -129,6 +132,7 @@ def betting_tree() -> BettingTree:
         round_bets: int,
         moves: str,
         text: str,
+        raised: tuple[int, int],
         fold_by: int = -1,
     ) -> int:
         index = len(actor)
@@ -142,6 +146,7 @@ def betting_tree() -> BettingTree:
         bets.append(round_bets)
         round_history.append(moves)
         history.append(text)
+        raises.append(raised)
         return index
 
     def grow(
@@ -149,11 +154,13 @@ def betting_tree() -> BettingTree:
     ) -> None:
         text = history[node]
         other = 1 - to_act
+        same = raises[node]
+        more = (same[0] + (to_act == 0), same[1] + (to_act == 1))
         facing = paid[other] > paid[to_act]
         if facing:
             lost = (paid[0], paid[1])
             child[node][FOLD] = add(
-                FOLDED_END, -1, st, lost, round_bets, moves + "f", text + "f", to_act
+                FOLDED_END, -1, st, lost, round_bets, moves + "f", text + "f", same, to_act
             )
         called = list(paid)
         called[to_act] = paid[other]
@@ -161,26 +168,26 @@ def betting_tree() -> BettingTree:
         after = (called[0], called[1])
         if closes and st == 3:
             child[node][CHECK_CALL] = add(
-                SHOWDOWN, -1, st, after, round_bets, moves + "c", text + "c"
+                SHOWDOWN, -1, st, after, round_bets, moves + "c", text + "c", same
             )
         elif closes:
-            nxt = add(DECISION, 1, st, after, 0, "", text + "c/")
+            nxt = add(DECISION, 1, st, after, 0, "", text + "c/", same)
             child[node][CHECK_CALL] = nxt
             grow(nxt, 1, st + 1, after, 0, "")
         else:
-            nxt = add(DECISION, other, st, after, round_bets, moves + "c", text + "c")
+            nxt = add(DECISION, other, st, after, round_bets, moves + "c", text + "c", same)
             child[node][CHECK_CALL] = nxt
             grow(nxt, other, st, after, round_bets, moves + "c")
         if round_bets < CAP:
-            raised = list(paid)
-            raised[to_act] = paid[other] + BET_UNITS[st]
-            up = (raised[0], raised[1])
-            nxt = add(DECISION, other, st, up, round_bets + 1, moves + "r", text + "r")
+            bet = list(paid)
+            bet[to_act] = paid[other] + BET_UNITS[st]
+            up = (bet[0], bet[1])
+            nxt = add(DECISION, other, st, up, round_bets + 1, moves + "r", text + "r", more)
             child[node][RAISE] = nxt
             grow(nxt, other, st, up, round_bets + 1, moves + "r")
         size[node] = len(actor) - node
 
-    root = add(DECISION, 0, 0, BLINDS, 1, "", "")
+    root = add(DECISION, 0, 0, BLINDS, 1, "", "", (0, 0))
     grow(root, 0, 0, BLINDS, 1, "")
     tree = BettingTree(
         child=np.array(child, dtype=np.int64),
@@ -193,8 +200,10 @@ def betting_tree() -> BettingTree:
         bets=np.array(bets, dtype=np.int64),
         round_history=tuple(round_history),
         history=tuple(history),
+        raises=np.array(raises, dtype=np.int64),
     )
-    for array in (tree.child, tree.actor, tree.kind, tree.folder, tree.contrib, tree.street):
+    arrays = (tree.child, tree.actor, tree.kind, tree.folder, tree.contrib, tree.street)
+    for array in (*arrays, tree.size, tree.bets, tree.raises):
         array.flags.writeable = False
     return tree
 

@@ -122,6 +122,7 @@ class VexbotModel:
         self.showdowns = np.zeros((tree.nodes, bins))
         self.pot_showdowns = np.zeros((int(c.pot.max()) + 1, bins))
         self.all_showdowns = np.zeros(bins)
+        self.prior = showdown_prior(tree, bins)
 
     def observe_action(self, node: int, move: int) -> None:
         """The opponent took ``move`` at ``node``."""
@@ -150,19 +151,19 @@ class VexbotModel:
         shares: Floats = np.divide(exact, total, out=np.zeros_like(exact), where=total > 0)
         return shares
 
-    def beaten(self) -> Floats:
-        """(nodes, bins) the chance that a hand of rank bin i beats the opponent's showdown
-        hand at each node: P(opponent's bin < i) + P(same bin) / 2, the node's histogram
-        shrunk toward its pot size's, that toward all showdowns', that toward uniform."""
+    def beaten(self, opponent: int) -> Floats:
+        """(nodes, bins) the chance that a hand of rank bin i beats the showdown hand of
+        the opponent in position ``opponent`` at each node: P(opponent's bin < i) +
+        P(same bin) / 2, the node's histogram shrunk toward its pot size's, that toward
+        all showdowns', that toward the node's prior (:func:`showdown_prior`)."""
         s, c = self.settings, self.contexts
-        uniform = np.full((1, s.bins), 1.0 / s.bins)
-        overall = _shrink(self.all_showdowns[None, :], uniform, s.prior_showdowns)
+        overall = _shrink(self.all_showdowns[None, :], self.prior[:, opponent], s.prior_showdowns)
         by_pot = _shrink(self.pot_showdowns[c.pot], overall, s.showdown_strength)
         histogram = _shrink(self.showdowns, by_pot, s.showdown_strength)
         below: Floats = np.cumsum(histogram, axis=1) - histogram
         return below + histogram / 2
 
-    def kernel_estimates(self) -> tuple[Floats, Floats]:
+    def kernel_estimates(self, opponent: int) -> tuple[Floats, Floats]:
         """(probabilities, beaten) at every node as the compiled search blends them (tests
         compare them with :meth:`probabilities` and :meth:`beaten`)."""
         tree, c, s = self.tree, self.contexts, self.settings
@@ -176,7 +177,8 @@ class VexbotModel:
                     x, tree.child, self._contexts(), self._actions(), s.action_strength, out
                 )
                 probabilities[x] = out
-            node_beaten(x, c.pot, self._showdowns(), self._strengths(), beaten[x], scratch)
+            showdowns = self._showdowns()
+            node_beaten(x, opponent, c.pot, showdowns, self._strengths(), beaten[x], scratch)
         return probabilities, beaten
 
     def search(self, root: int, position: int, ours: Floats, values: Floats) -> int:
@@ -201,12 +203,24 @@ class VexbotModel:
     def _actions(self) -> tuple[Floats, Floats, Floats, Floats]:
         return self.actions, self.round_actions, self.coarse_actions, ACTION_PRIOR
 
-    def _showdowns(self) -> tuple[Floats, Floats, Floats]:
-        return self.showdowns, self.pot_showdowns, self.all_showdowns
+    def _showdowns(self) -> tuple[Floats, Floats, Floats, Floats]:
+        return self.showdowns, self.pot_showdowns, self.all_showdowns, self.prior
 
     def _strengths(self) -> tuple[float, float, float]:
         s = self.settings
         return s.action_strength, s.showdown_strength, s.prior_showdowns
+
+
+def showdown_prior(tree: BettingTree, bins: int) -> Floats:
+    """(nodes, 2, bins) the prior histogram of position p's showdown rank at each node: the
+    best of ``1 + r`` uniform draws, r the bets and raises p made on the way there
+    (P(rank <= x) = x ** (1 + r)): a check-down shows a random hand, every raise a better
+    one."""
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    draws = 1.0 + tree.raises[:, :, None]
+    below = edges[None, None, :] ** draws
+    prior: Floats = np.diff(below, axis=2)
+    return prior
 
 
 def _shrink(counts: Floats, fallback: Floats, strength: float) -> Floats:
@@ -254,19 +268,20 @@ def node_probabilities(
 @nb.njit(cache=True, nogil=True)
 def node_beaten(
     x: int,
+    opponent: int,
     pot: Int64s,
-    showdowns: tuple[Floats, Floats, Floats],
+    showdowns: tuple[Floats, Floats, Floats, Floats],
     strengths: tuple[float, float, float],
     out: Floats,
     level: Floats,
 ) -> None:
     """``out`` = the chance each rank bin beats the showdown hand at x (``VexbotModel.beaten``);
     ``level`` is scratch space of the same size."""
-    exact, by_pot, overall = showdowns
-    _, showdown_strength, prior = strengths
+    exact, by_pot, overall, prior = showdowns
+    _, showdown_strength, prior_strength = strengths
     bins = out.size
-    level[:] = 1.0 / bins
-    _blend(overall, level, prior, level)
+    level[:] = prior[x, opponent]
+    _blend(overall, level, prior_strength, level)
     _blend(by_pot[pot[x]], level, showdown_strength, level)
     _blend(exact[x], level, showdown_strength, level)
     below = 0.0
@@ -282,7 +297,7 @@ def expectimax(
     tree: tuple[Int64s, Int64s, Int64s, Int64s, Int64s, Int64s],
     contexts: tuple[Int64s, Int64s, Int64s, Int64s],
     actions: tuple[Floats, Floats, Floats, Floats],
-    showdowns: tuple[Floats, Floats, Floats],
+    showdowns: tuple[Floats, Floats, Floats, Floats],
     strengths: tuple[float, float, float],
     ours: Floats,
     values: Floats,
@@ -301,7 +316,7 @@ def expectimax(
         if kind[x] == FOLDED_END:
             values[x] = -contrib[x, position] if folder[x] == position else contrib[x, 1 - position]
         elif kind[x] == SHOWDOWN:
-            node_beaten(x, pot, showdowns, strengths, beaten, scratch)
+            node_beaten(x, 1 - position, pot, showdowns, strengths, beaten, scratch)
             equity = 0.0
             for i in range(bins):
                 equity += ours[i] * beaten[i]
