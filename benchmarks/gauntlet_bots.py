@@ -10,6 +10,8 @@ Run from the repository root::
   second inside its ``act`` calls (its hand-end bookkeeping and learning included), by
   process CPU time and by the wall clock (which, on a shared machine, also counts the
   other processes' turns).
+* Adaptation: Vexbot against Poki in the same kind of match, its win rate per quarter of
+  the hands as they finished (the model learns over the match).
 * Kernels: the compiled hand strength and potential against a weighted range
   (``agents.limit_strength.strength_potential``) against its exact reference
   (``equity.features.hand_features``) on the same flop and turn spots, in milliseconds.
@@ -19,6 +21,8 @@ The last line printed is one JSON object with these keys:
 * ``matches``: per bot and opponent, ``sb_per_hand``, ``ci95``, ``hands``,
   ``decisions_per_s`` and ``ms_per_decision`` (CPU time), ``wall_decisions_per_s``;
 * ``poki_decisions_per_s``, ``vexbot_decisions_per_s``: CPU time, all its matches;
+* ``vexbot_vs_poki``: ``sb_per_hand``, ``ci95`` and ``quarters`` (Vexbot's small bets per
+  hand in each quarter of the hands, in the order they finished);
 * ``strength_ms``, ``features_ms``, ``speedup_flop``, ``speedup_turn``: per call;
 * ``quick``, ``seed``, ``hands``: the options given and the hands per match.
 """
@@ -36,6 +40,7 @@ from poolshark.cards.card import parse_cards
 from poolshark.cards.ranges import Range
 from poolshark.equity.features import hand_features
 from poolshark.evaluate import MatchConfig, play_match
+from poolshark.evaluate.match import FinishedHands
 
 BOTS = ("poki", "vexbot")
 OPPONENTS = ("station", "random")
@@ -55,6 +60,30 @@ class CpuTimed:
         answer = self.agent.act(decisions)
         self.cpu_seconds += time.process_time() - start
         return answer
+
+
+def learning_curve(config: MatchConfig) -> tuple[float, float, float, list[float]]:
+    """Vexbot against Poki: the win rate, and per quarter of the hands (in the order they
+    finished) Vexbot's mean small bets per hand, to show it adapting: (sb/hand, 95%
+    interval low, high, quarters)."""
+    won: list[int] = []
+
+    def observe(finished: FinishedHands) -> None:
+        for owners, net in zip(finished.owners, finished.net, strict=True):
+            won.append(int(net[owners == 0].sum()))
+
+    result = play_match(
+        [load_agent("vexbot"), load_agent("poki")],
+        [0, 1],
+        config,
+        names=["vexbot", "poki"],
+        observer=observe,
+    )
+    small_bets = np.array(won) / config.big_blind
+    quarters = [float(part.mean()) for part in np.array_split(small_bets, 4)]
+    estimate = result.agents[0].actual
+    low, high = (bound / 100 for bound in estimate.interval)
+    return estimate.small_bets_per_hand, low, high, quarters
 
 
 def kernel_timings(seed: int, repeats: int) -> dict[str, dict[str, float]]:
@@ -138,6 +167,15 @@ def main() -> None:
             ],
             rows,
         )
+    adapted, low, high, quarters = learning_curve(config)
+    if not args.json:
+        print_table(
+            f"Vexbot adapting to Poki: small bets per hand ({hands} hands)",
+            ["match", "sb/hand", "95% CI", "1st quarter", "2nd", "3rd", "4th"],
+            [
+                ["vexbot vs poki", adapted, f"[{low:.3f}, {high:.3f}]", *quarters],
+            ],
+        )
     timings = kernel_timings(args.seed, 5 if args.quick else 20)
     if not args.json:
         print_table(
@@ -152,6 +190,7 @@ def main() -> None:
     emit(
         {
             "matches": matches,
+            "vexbot_vs_poki": {"sb_per_hand": adapted, "ci95": [low, high], "quarters": quarters},
             "poki_decisions_per_s": rates["poki"],
             "vexbot_decisions_per_s": rates["vexbot"],
             "strength_ms": {street: t["strength_ms"] for street, t in timings.items()},
