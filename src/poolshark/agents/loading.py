@@ -2,7 +2,8 @@
 
 Spec forms, tried in this order:
 
-* ``random``, ``station``, ``tag`` (also ``bot:random`` ...): the built-in bots;
+* ``random``, ``station``, ``tag``, ``poki``, ``vexbot`` (also ``bot:random`` ...): the
+  built-in bots (``poki`` and ``vexbot`` play heads-up fixed-limit only);
 * ``style:NAME`` or ``style:FILE.toml``: one synthetic-pool style; a shipped style's bare
   name (``nit``, ``lag``, ``maniac``, ``zoom-reg``) works too, except ``tag`` and
   ``station``, which name the bots (their styles are ``style:tag``, ``style:station``);
@@ -42,14 +43,18 @@ from poolshark.agents.bots import (
     TightAggressive,
 )
 from poolshark.agents.equilibrium import is_equilibrium_folder, load_equilibrium_agent
+from poolshark.agents.poki import Poki
 from poolshark.agents.protocol import Agent, AgentError
+from poolshark.agents.vexbot import Vexbot
 from poolshark.pool.pools import PoolSpec, build_pool, list_pools, load_pool
 from poolshark.pool.style import Style, describe_errors, list_styles, load_style
 
-BOTS: dict[str, type[RandomAgent] | type[CallingStation] | type[TightAggressive]] = {
+BOTS: dict[str, Callable[[], Agent]] = {
     "random": RandomAgent,
     "station": CallingStation,
     "tag": TightAggressive,
+    "poki": Poki,
+    "vexbot": Vexbot,
 }
 """Built-in bots by name."""
 
@@ -106,7 +111,8 @@ def agent_help() -> str:
     pools = ", ".join(spec.name for spec in list_pools())
     styles = ", ".join(list_styles())
     return (
-        f"random, station, tag, a style ({styles}; style:NAME or style:FILE.toml), "
+        f"random, station, tag, poki and vexbot (heads-up fixed-limit), "
+        f"a style ({styles}; style:NAME or style:FILE.toml), "
         f"pool:NAME ({pools}), a pool or lineup FILE.toml, a checkpoint FILE.pt "
         f"({' or '.join(CHECKPOINT_LOADERS)}), a solved limit folder (poolshark solve limit), "
         "or package.module:Class"
