@@ -7,42 +7,23 @@ how each hand ended.
   in depth-first preorder, so the subtree of node ``x`` is the range ``x .. x + size[x]``
   and a compiled backward pass needs no recursion. Position 0 is the button (small blind,
   first to act preflop), position 1 the big blind. Chips scale with the match's big blind.
-* :class:`HandTracker`: per match, the hand each of the agent's tables is playing, and at
-  the agent's first decision of the next hand there, how the previous one ended.
-
-How a hand's end is known. The protocol shows an agent only its own decisions, and the
-table is dealt again before the agent acts next, so the moves after its last decision
-and the cards shown at a showdown are gone from the decision views. Two things survive:
-
-* The engine does not clear a table's action log when it deals again: the new hand's
-  entries overwrite it from the start, and at the agent's first decision of a hand at most
-  one entry has been written (the small blind's first move). The previous hand's moves
-  after the agent's last decision (index ``L + 1`` on, ``L`` being its own last move) are
-  therefore still there; they are read and replayed through the betting tree, which
-  says where the hand ended (fold or showdown) and rejects anything inconsistent (wrong
-  actor or street, an unfinished hand).
-* The opponent's hole cards are read from the engine state at each decision and kept
-  *sealed*: they are used only when that reconstruction shows the hand went to showdown,
-  where the engine shows both hands. Folded hands are never looked at.
-
-A hand in which the agent never acted (it was the big blind and the button folded first)
-leaves no trace but the seat order: heads-up matches alternate the button, so two hands
-in a row on the button at one table mean one such fold in between, counted as the
-opponent's fold at the root. The last hand of each table is never closed.
+* :func:`ended_hands`: each finished hand as the agent saw it, from the play loop's
+  ``hands_ended`` hook (``agents.protocol.EndedHands``: the action log, the board, the
+  cards shown at a showdown), for the bots to learn from.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import AgentError, Decisions, Moves, SeatView
+from poolshark.agents.protocol import AgentError, Decisions, EndedHands, Moves, SeatView
 from poolshark.engine.config import Betting
-from poolshark.engine.kernel import BUTTON, CHECK_CALL, FOLD, LOG_LEN, RAISE
+from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
 
 Int64s = npt.NDArray[np.int64]
 Action = tuple[int, int, int, int]
@@ -217,12 +198,12 @@ def positional(
 
 @dataclass(frozen=True)
 class EndedHand:
-    """A finished hand as one player saw it, its end reconstructed (module docstring).
+    """A finished hand as one player saw it (from the play loop's ``hands_ended``).
 
     ``position`` is ours (0 button, 1 big blind); ``steps`` the hand's moves as tree steps
-    (position, move, street), complete when ``complete``; ``node`` the tree node reached;
-    ``shown`` the opponent's hole cards when the hand went to showdown, with ``board``;
-    ``hand_id`` is the match's id of the hand (-1 for a fold inferred from the seating).
+    (position, move, street); ``node`` the tree node reached, ``complete`` whether it is
+    a terminal (False only for a log the tree does not fit, say a short stack's all-in);
+    ``shown`` the opponent's hole cards when the hand went to showdown, with ``board``.
     """
 
     hand_id: int
@@ -235,109 +216,30 @@ class EndedHand:
     shown: tuple[int, int] | None
 
 
-@dataclass
-class _Open:
-    """A hand in progress at one table: what we saw at our last decision there."""
-
-    hand_id: int
-    seat: int
-    button: int
-    actions: tuple[Action, ...]
-    board: tuple[int, ...]
-    sealed: tuple[int, int]
-    move: int = CHECK_CALL
-    amount: int = 0
-    street: int = 0
-
-
-@dataclass
-class HandTracker:
-    """The hands in progress of one agent in one match (one batch), closed as they end."""
-
-    batch_id: int = -1
-    open: dict[int, _Open] = field(default_factory=dict)
-    hands_closed: int = 0
-    hands_lost: int = 0
-
-    def new_match(self, decisions: Decisions) -> bool:
-        """Start over when ``decisions`` come from another batch (a new match); True then."""
-        if id(decisions.batch) == self.batch_id:
-            return False
-        self.batch_id = id(decisions.batch)
-        self.open = {}
-        return True
-
-    def ended(self, decisions: Decisions) -> list[EndedHand]:
-        """The hands that ended at these decisions' tables since our last decision there;
-        call once per ``act`` before :meth:`record`."""
-        ended: list[EndedHand] = []
-        tree = betting_tree()
-        batch = decisions.batch
-        for row in range(decisions.size):
-            table = int(decisions.tables[row])
-            previous = self.open.get(table)
-            if previous is None or previous.hand_id == int(decisions.hand_ids[row]):
-                continue
-            del self.open[table]
-            ended.append(self._close(previous, decisions, table, tree))
-            seat = int(decisions.seats[row])
-            if previous.seat == previous.button and seat == int(batch.table[table, BUTTON]):
-                # We were on the button twice running: in the hand between, we were the big
-                # blind and the button folded before we acted.
-                fold = int(tree.child[0, FOLD])
-                ended.append(EndedHand(-1, table, 1, ((0, FOLD, 0),), fold, True, (), None))
-        return ended
-
-    def _close(self, hand: _Open, decisions: Decisions, table: int, tree: BettingTree) -> EndedHand:
-        batch = decisions.batch
-        own: Action = (hand.seat, hand.move, hand.amount, hand.street)
-        known = [*hand.actions, own]
-        written = int(batch.table[table, LOG_LEN])  # the new hand's entries so far
-        log = batch.log[table]
-        steps = positional(known, hand.button)
+def ended_hands(ended: EndedHands) -> list[EndedHand]:
+    """The hands of ``ended`` from each of the receiving agent's seats."""
+    tree = betting_tree()
+    hands = []
+    for row in range(ended.size):
+        button = ended.button(row)
+        steps = positional(ended.actions(row), button)
         node, used = tree.walk(steps)
-        while used == len(steps) and tree.kind[node] == DECISION:
-            index = len(steps)
-            if index < written or index >= log.shape[0]:
-                break
-            seat, move, _, st = (int(v) for v in log[index])
-            steps.append((0 if seat == hand.button else 1, move, st))
-            node, used = tree.walk(steps)
-        steps = steps[:used]
-        complete = tree.kind[node] != DECISION
-        showdown = tree.kind[node] == SHOWDOWN and len(hand.board) == 5
-        self.hands_closed += 1
-        self.hands_lost += not complete
-        position = 0 if hand.seat == hand.button else 1
-        return EndedHand(
-            hand.hand_id,
-            table,
-            position,
-            tuple(steps),
-            node,
-            complete,
-            hand.board,
-            hand.sealed if showdown else None,
-        )
-
-    def record(
-        self, decisions: Decisions, row: int, view: SeatView, move: int, amount: int
-    ) -> None:
-        """Remember decision ``row`` (its view and our answer) until the hand ends."""
-        table = int(decisions.tables[row])
-        opponent = 1 - view.seat
-        cards = decisions.batch.hole_cards[table, opponent]
-        self.open[table] = _Open(
-            hand_id=int(decisions.hand_ids[row]),
-            seat=view.seat,
-            button=view.button,
-            actions=view.actions,
-            board=view.board,
-            sealed=(int(cards[0]), int(cards[1])),
-            move=move,
-            amount=amount,
-            street=view.street,
-        )
+        shown = ended.shown(row)
+        for seat in np.flatnonzero(ended.owners[row] == ended.agent).tolist():
+            opponent = 1 - seat
+            hands.append(
+                EndedHand(
+                    hand_id=int(ended.hand_ids[row]),
+                    table=int(ended.tables[row]),
+                    position=0 if seat == button else 1,
+                    steps=tuple(steps[:used]),
+                    node=node,
+                    complete=used == len(steps) and tree.kind[node] != DECISION,
+                    board=ended.board(row),
+                    shown=shown.get(opponent),
+                )
+            )
+    return hands
 
 
 def current_node(view: SeatView) -> int:
@@ -351,28 +253,39 @@ def current_node(view: SeatView) -> int:
 class HeadsUpLimitAgent(ABC):
     """An agent for heads-up fixed-limit matches that remembers its opponent for a match.
 
-    Each ``act``: a new batch starts a new match (:meth:`reset`), the hands that ended
-    since the last call are handed to :meth:`learn`, then :meth:`choose` answers each
-    decision, and the answer is recorded for reconstructing the hand's end.
+    A new batch (a new match) starts a new model (:meth:`reset`); every hand that ends at
+    its tables comes through the play loop's ``hands_ended`` to :meth:`learn`; and
+    :meth:`choose` answers each decision.
     """
 
     name = "limit agent"
 
     def __init__(self) -> None:
-        self.tracker = HandTracker()
+        self.batch_id = -1
+        self.hands_learned = 0
+
+    def _match(self, batch: object) -> None:
+        """Start over when the tables belong to another batch (a new match)."""
+        if id(batch) != self.batch_id:
+            self.batch_id = id(batch)
+            self.reset()
+
+    def hands_ended(self, ended: EndedHands) -> None:
+        """Learn from the hands that just ended at this agent's tables."""
+        self._match(ended.batch)
+        for hand in ended_hands(ended):
+            self.learn(hand)
+            self.hands_learned += 1
 
     def act(self, decisions: Decisions) -> Moves:
-        """One move per decision, after learning from the hands that ended."""
+        """One move per decision."""
         config = decisions.batch.config
         if config.seats != 2 or config.betting is not Betting.FIXED_LIMIT:
             raise AgentError(
                 f"{self.name} plays heads-up fixed-limit hold'em; this game is "
                 f"{config.seats}-handed {config.betting}"
             )
-        if self.tracker.new_match(decisions):
-            self.reset()
-        for hand in self.tracker.ended(decisions):
-            self.learn(hand)
+        self._match(decisions.batch)
         moves = np.zeros(decisions.size, dtype=np.int64)
         amounts = np.zeros(decisions.size, dtype=np.int64)
         for row in range(decisions.size):
@@ -385,8 +298,6 @@ class HeadsUpLimitAgent(ABC):
             if move == FOLD and view.call == 0:
                 move = CHECK_CALL
             moves[row], amounts[row] = move, amount
-            logged = view.call if move == CHECK_CALL else (amount if move == RAISE else 0)
-            self.tracker.record(decisions, row, view, move, logged)
         return Moves(moves, amounts)
 
     @abstractmethod

@@ -62,11 +62,13 @@ __all__ = [
     "Agent",
     "AgentError",
     "Decisions",
+    "EndedHands",
     "Moves",
     "Probabilities",
     "SeatView",
     "SimpleAgent",
     "engine_moves",
+    "notify_ended",
 ]
 
 
@@ -216,6 +218,54 @@ class Decisions:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class EndedHands:
+    """Hands that just ended at tables where an agent sits, as every player there saw them:
+    the action log, the board dealt and the hole cards shown at a showdown.
+
+    The play loop hands them to each agent with a ``hands_ended(ended)`` method before
+    the tables deal again (an adaptive bot learns its opponents from them). ``owners``
+    (H, seats) holds the agent index of each seat and ``agent`` the receiver's, so its
+    own seats are ``owners[row] == agent``. At a showdown every live hand is shown (the
+    engine has no mucking).
+    """
+
+    batch: BatchedTables
+    tables: Int64s
+    hand_ids: Int64s
+    owners: Int64s
+    agent: int
+
+    @property
+    def size(self) -> int:
+        """Number of hands H."""
+        return int(self.tables.size)
+
+    def actions(self, row: int) -> tuple[tuple[int, int, int, int], ...]:
+        """Hand ``row``'s log: (seat, move, amount, street), as :attr:`SeatView.actions`."""
+        return tuple(self.batch.actions(int(self.tables[row])))
+
+    def button(self, row: int) -> int:
+        """The button's seat in hand ``row``."""
+        return int(self.batch.table[int(self.tables[row]), BUTTON])
+
+    def board(self, row: int) -> tuple[int, ...]:
+        """The board cards dealt in hand ``row`` (none when it ended preflop)."""
+        table = int(self.tables[row])
+        shown = int(self.batch.table[table, SHOWN])
+        return tuple(int(c) for c in self.batch.boards[table, :shown])
+
+    def shown(self, row: int) -> dict[int, tuple[int, int]]:
+        """Seat -> hole cards of the hands shown at hand ``row``'s showdown (empty when
+        everyone but one folded)."""
+        table = int(self.tables[row])
+        live = np.flatnonzero(self.batch.seat[table, FOLDED] == 0)
+        if live.size < 2:
+            return {}
+        cards = self.batch.hole_cards[table]
+        return {int(s): (int(cards[s, 0]), int(cards[s, 1])) for s in live}
+
+
 @dataclass(frozen=True)
 class Probabilities:
     """(D, actions.size) probabilities over an action set, one row per decision.
@@ -242,9 +292,19 @@ class Moves:
 
 @runtime_checkable
 class Agent(Protocol):
-    """Anything with ``act``: one call per step for all of its pending decisions."""
+    """Anything with ``act``: one call per step for all of its pending decisions.
+
+    An agent may also have ``hands_ended(ended: EndedHands) -> None``: the play loop then
+    shows it every hand that ends at its tables (see :class:`EndedHands`)."""
 
     def act(self, decisions: Decisions) -> Probabilities | Moves: ...
+
+
+def notify_ended(agent: object, ended: EndedHands) -> None:
+    """Show ``ended`` to ``agent`` if it has a ``hands_ended`` method (else nothing)."""
+    hook = getattr(agent, "hands_ended", None)
+    if callable(hook):
+        hook(ended)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities
+from poolshark.agents.protocol import (
+    Agent,
+    Decisions,
+    EndedHands,
+    Moves,
+    Probabilities,
+    notify_ended,
+)
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.kernel import (
@@ -688,6 +695,10 @@ class _Observed:
                 self.corrected += decisions.size
             self.seconds += time.perf_counter() - start
         return answer
+
+    def hands_ended(self, ended: EndedHands) -> None:
+        """Pass the hands that ended on to the agent, if it asks for them."""
+        notify_ended(self.agent, ended)
 
 
 def _estimate(values: Floats) -> Estimate:

@@ -32,7 +32,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, Decisions, engine_moves
+from poolshark.agents.protocol import Agent, Decisions, EndedHands, engine_moves, notify_ended
 from poolshark.engine.batched import BatchedTables, LegalBatch
 from poolshark.engine.config import Betting, GameConfig, Settlement
 from poolshark.engine.kernel import COERCED
@@ -120,7 +120,18 @@ class PlayLoop:
             if done.size == 0:
                 return
             self.face.finished(done)
+            self.show_ended(done)
             self.close(done)
+
+    def show_ended(self, done: Int64s) -> None:
+        """Show the hands that ended at ``done`` to every agent seated there that asks
+        (``hands_ended``), before the tables deal again."""
+        owners = self.owner[done]
+        for a, agent in enumerate(self.agents):
+            mine = np.flatnonzero((owners == a).any(axis=1))
+            if mine.size and callable(getattr(agent, "hands_ended", None)):
+                at = done[mine]
+                notify_ended(agent, EndedHands(self.batch, at, self.hand_ids[at], owners[mine], a))
 
     # -- playing ------------------------------------------------------------------------------
 
