@@ -97,6 +97,18 @@ def _draw_combo(pool: npt.NDArray[np.int64], dead: npt.NDArray[np.bool_]) -> int
 
 
 @nb.njit(inline="always")
+def _draw_uniform(dead: npt.NDArray[np.bool_]) -> int:
+    """A uniformly random combo of two live cards (a random hand, card removal applied)."""
+    first = np.random.randint(0, N_CARDS)  # noqa: NPY002
+    while dead[first]:
+        first = np.random.randint(0, N_CARDS)  # noqa: NPY002
+    second = np.random.randint(0, N_CARDS)  # noqa: NPY002
+    while dead[second] or second == first:
+        second = np.random.randint(0, N_CARDS)  # noqa: NPY002
+    return int(_COMBO_INDEX[first, second])
+
+
+@nb.njit(inline="always")
 def _bisect(cumulative: npt.NDArray[np.float64], target: float) -> int:
     """The first index whose cumulative weight exceeds ``target`` (clamped to the last)."""
     low, high = 0, cumulative.size - 1
@@ -127,6 +139,7 @@ def _vectors(
     weights: npt.NDArray[np.float64],
     samples: int,
     seed: int,
+    uniform: bool,
     card_key: npt.NDArray[np.int64],
     card_mask: npt.NDArray[np.int64],
     row_base: npt.NDArray[np.int32],
@@ -134,6 +147,9 @@ def _vectors(
     flush_table: npt.NDArray[np.uint16],
     out: npt.NDArray[np.float64],
 ) -> None:
+    """Per-row vectors (see :func:`hand_vectors`). ``uniform``: the range is every combo,
+    so opponents are two random live cards, every next card is equally likely and the
+    per-board range statistics are skipped (except the river's exact pass)."""
     np.random.seed(seed)  # noqa: NPY002
     n = holes.shape[0]
     cards = np.empty(7, dtype=np.int64)
@@ -157,7 +173,7 @@ def _vectors(
                 board_dead[boards[i, j]] = True
             board_total = 0.0
             card_mass[:] = 0.0
-            for c in range(N_COMBOS):
+            for c in range(N_COMBOS if k == 5 or not uniform else 0):
                 w = weights[c]
                 if board_dead[_COMBO_A[c]] or board_dead[_COMBO_B[c]]:
                     w = 0.0
@@ -170,7 +186,9 @@ def _vectors(
             while i + run < n and not _board_changed(boards, lengths, i + run):
                 run += 1
             pool = pool_buffer[: min(POOL, 256 + 24 * samples * run)]
-            if board_total > 0.0:
+            if uniform and k < 5:
+                board_total = 1.0
+            elif board_total > 0.0:
                 for j in range(pool.size):
                     pool[j] = _bisect(cumulative, np.random.random() * board_total)  # noqa: NPY002
             if k == 5:
@@ -187,6 +205,8 @@ def _vectors(
         dead[b] = True
         both = live[_COMBO_INDEX[a, b]] if a != b else 0.0
         total = board_total - card_mass[a] - card_mass[b] + both  # combos clear of a and b
+        if uniform and k < 5:
+            total = 1.0
         if total <= 1e-12 * max(board_total, 1.0):
             out[i, :] = np.nan
             continue
@@ -208,7 +228,7 @@ def _vectors(
             won = 0.0
             done = 0
             for _ in range(runs):
-                combo = _draw_combo(pool, dead)
+                combo = _draw_uniform(dead) if uniform else _draw_combo(pool, dead)
                 if combo < 0:
                     break
                 oa, ob = _COMBO_A[combo], _COMBO_B[combo]
@@ -244,8 +264,11 @@ def _vectors(
         for nxt in range(N_CARDS):
             if dead[nxt]:
                 continue
-            with_next = card_mass[nxt] - live[_COMBO_INDEX[nxt, a]] - live[_COMBO_INDEX[nxt, b]]
-            chance = total - with_next
+            if uniform:
+                chance = 1.0
+            else:
+                with_next = card_mass[nxt] - live[_COMBO_INDEX[nxt, a]] - live[_COMBO_INDEX[nxt, b]]
+                chance = total - with_next
             if chance <= 0.0:
                 continue
             dead[nxt] = True
@@ -255,7 +278,7 @@ def _vectors(
             s2 = 0.0
             m = 0
             for _ in range(samples):
-                combo = _draw_combo(pool, dead)
+                combo = _draw_uniform(dead) if uniform else _draw_combo(pool, dead)
                 if combo < 0:
                     break
                 oa, ob = _COMBO_A[combo], _COMBO_B[combo]
@@ -612,6 +635,7 @@ def hand_vectors(
         np.ascontiguousarray(w),
         samples,
         seed,
+        weights is None,
         *evaluator_tables(),
         out,
     )
