@@ -16,7 +16,9 @@ counted in either direction, so the counts are not biased toward what stays visi
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -91,7 +93,7 @@ class HaRDBot:
 
     ``corpus`` None is the uniform prior (no corpus ablation); ``settings`` holds the other
     ablation switches (opponent model, bucket count K). One instance keeps one opponent
-    model: use a fresh instance per match.
+    model: use a fresh instance per match (and one per seat in self-play).
     """
 
     def __init__(
@@ -109,7 +111,7 @@ class HaRDBot:
         self.rules = rules or ExpertRules()
         self.decision_samples = decision_samples
         self.model = OpponentModel(self.settings.prior_observations)
-        self.hands: dict[int, HandState] = {}
+        self.hands: dict[tuple[int, int], HandState] = {}
         self.timings = Timings()
 
     @classmethod
@@ -133,8 +135,8 @@ class HaRDBot:
         moves = np.zeros(decisions.size, dtype=np.int64)
         amounts = np.zeros(decisions.size, dtype=np.int64)
         for row in range(decisions.size):
-            table = int(decisions.tables[row])
-            state = self._state(table, int(decisions.hand_ids[row]), int(decisions.seats[row]))
+            table, seat = int(decisions.tables[row]), int(decisions.seats[row])
+            state = self._state(table, int(decisions.hand_ids[row]), seat)
             actions = decisions.batch.actions(table)
             hole = [int(c) for c in decisions.hole_cards[row]]
             board = decisions.board[row]
@@ -150,22 +152,23 @@ class HaRDBot:
         self.timings.decision_seconds += time.perf_counter() - start
         return Moves(moves, amounts)
 
-    def opponent_range(self, table: int) -> Floats:
-        """(1326,) the current opponent distribution at ``table`` (normalized)."""
-        weights = self.hands[table].weights
+    def opponent_range(self, table: int, seat: int) -> Floats:
+        """(1326,) the distribution over the hand of the opponent of ``seat`` at ``table``
+        (normalized), as HaRDBot left it at its last decision there."""
+        weights = self.hands[(table, seat)].weights
         total = weights.sum()
         return weights / total if total > 0 else weights.copy()
 
     # -- per-hand state ------------------------------------------------------------------------
 
     def _state(self, table: int, hand_id: int, seat: int) -> HandState:
-        state = self.hands.get(table)
+        state = self.hands.get((table, seat))
         if state is not None and state.hand_id == hand_id:
             return state
         if state is not None:
             self._finish(state)
         state = HandState(hand_id, seat, np.ones(N_COMBOS))
-        self.hands[table] = state
+        self.hands[(table, seat)] = state
         return state
 
     def _finish(self, state: HandState) -> None:
@@ -302,3 +305,19 @@ class HaRDBot:
             self.rules,
         )
         return int(move[0]), history
+
+
+def ablations(
+    corpus: Corpus, buckets: tuple[int, ...] = (3, 5, 8)
+) -> dict[str, Callable[[], HaRDBot]]:
+    """Factories of the issue's HaRDBot variants on one corpus (a fresh bot per match):
+    ``hardbot`` (K = 5), ``hardbot-no-corpus`` (uniform prior), ``hardbot-no-model`` (no
+    opponent-specific update) and ``hardbot-kK`` for each K in ``buckets``."""
+    variants: dict[str, Callable[[], HaRDBot]] = {
+        "hardbot": lambda: HaRDBot(corpus),
+        "hardbot-no-corpus": lambda: HaRDBot(None),
+        "hardbot-no-model": lambda: HaRDBot(corpus, RangeSettings(use_opponent_model=False)),
+    }
+    for k in buckets:
+        variants[f"hardbot-k{k}"] = partial(HaRDBot, corpus, RangeSettings(buckets=k))
+    return variants
