@@ -40,6 +40,7 @@ from poolshark.agents.hardbot.ranges import (
 )
 from poolshark.agents.hardbot.vectors import board_vectors, hand_vectors
 from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import Decisions, Moves
 from poolshark.cards.card import parse_cards
 from poolshark.cards.combos import COMBO_CARDS
 from poolshark.cards.ranges import Range
@@ -303,3 +304,27 @@ def test_expert_agent_plays_clean_fixed_limit() -> None:
     result = play_match([ExpertAgent(), load_agent("station")], [0, 1], config)
     assert result.agents[0].coerced == 0
     assert result.agents[0].won_chips + result.agents[1].won_chips == 0
+
+
+def test_opponent_model_counts_only_the_opponents_actions(small_corpus: Path) -> None:
+    bot = HaRDBot.from_corpus(small_corpus)
+    config = MatchConfig(seats=2, betting="fixed-limit", hands=16, tables=16, seed=3)
+    play_match([bot, load_agent("station")], [0, 1], config)
+    counts = np.sum(list(bot.model.counts.values()), axis=0)
+    assert counts[CHECK_CALL] > 0
+    assert counts[FOLD] == 0  # the station never folds and never raises: nothing of
+    assert counts[RAISE] == 0  # HaRDBot's own is counted as the opponent's
+
+
+def test_opponent_model_learns_folds_to_bets_after_the_hand() -> None:
+    class Folder:
+        """Checks when free, folds to any bet."""
+
+        def act(self, decisions: Decisions) -> Moves:
+            return Moves(np.where(decisions.call > 0, FOLD, CHECK_CALL))
+
+    bot = HaRDBot(None, rules=ExpertRules(raise_at=(0.0, 0.0, 0.0, 0.0)))  # always bets
+    config = MatchConfig(seats=2, betting="fixed-limit", hands=32, tables=8, seed=4)
+    play_match([bot, Folder()], [0, 1], config)
+    folds = sum(c[FOLD] for c in bot.model.counts.values())
+    assert folds > 0
