@@ -40,7 +40,7 @@ from poolshark.agents.hardbot.ranges import (
 )
 from poolshark.agents.hardbot.vectors import board_vectors, hand_vectors
 from poolshark.agents.loading import load_agent
-from poolshark.agents.protocol import Decisions, Moves
+from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.cards.card import parse_cards
 from poolshark.cards.combos import COMBO_CARDS
 from poolshark.cards.ranges import Range
@@ -328,3 +328,16 @@ def test_opponent_model_learns_folds_to_bets_after_the_hand() -> None:
     play_match([bot, Folder()], [0, 1], config)
     folds = sum(c[FOLD] for c in bot.model.counts.values())
     assert folds > 0
+
+
+def test_default_hardbot_loads_by_spec_from_the_cache_folder(
+    small_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POOLSHARK_CACHE_DIR", str(tmp_path))
+    spec = "poolshark.agents.hardbot:DefaultHaRDBot"
+    with pytest.raises(AgentError, match="needs its corpus"):
+        load_agent(spec)
+    (tmp_path / "limit-corpus.parquet").write_bytes(small_corpus.read_bytes())
+    bot = load_agent(spec)
+    assert isinstance(bot, HaRDBot)
+    assert bot.corpus is not None

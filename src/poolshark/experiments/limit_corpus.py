@@ -18,12 +18,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from poolshark.agents.hardbot.corpus import SCHEMA, check_frame
+from poolshark.agents.hardbot.agent import default_corpus_path
+from poolshark.agents.hardbot.corpus import SCHEMA, check_frame, write_corpus
 from poolshark.agents.hardbot.expert import preflop_equities
 from poolshark.agents.hardbot.history import ACTION_CHARS, BIG_BLIND, BUTTON, context_of
 from poolshark.agents.hardbot.vectors import E2, NPOT, PPOT, E, hand_vectors
@@ -189,3 +191,15 @@ def build_corpus(
     frame = pl.concat(frames)
     total = sum(r.hands for r in recorders)
     return CorpusBuild(frame, total, played, time.perf_counter() - start - played)
+
+
+def build_default_corpus(
+    pairings: Sequence[tuple[str, str]] = DEFAULT_PAIRINGS,
+    hands: int = 200_000,
+    *,
+    seed: int = 0,
+    path: Path | None = None,
+) -> tuple[Path, CorpusBuild]:
+    """:func:`build_corpus` written where ``DefaultHaRDBot`` reads it (or to ``path``)."""
+    built = build_corpus(pairings, hands, seed=seed)
+    return write_corpus(built.frame, path or default_corpus_path()), built

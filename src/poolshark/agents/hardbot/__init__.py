@@ -5,9 +5,18 @@ See ``docs/hardbot.md`` (section "HaRDBot"): ``vectors`` (hand vectors E, E2, PP
 kernel, Bayes, the opponent model), ``expert`` (the rules) and ``agent`` (the bot).
 """
 
-from poolshark.agents.hardbot.agent import HaRDBot, ablations
+from poolshark.agents.hardbot.agent import DefaultHaRDBot, HaRDBot, ablations, default_corpus_path
 from poolshark.agents.hardbot.corpus import Corpus
 from poolshark.agents.hardbot.expert import ExpertAgent, ExpertRules
 from poolshark.agents.hardbot.ranges import RangeSettings
 
-__all__ = ["Corpus", "ExpertAgent", "ExpertRules", "HaRDBot", "RangeSettings", "ablations"]
+__all__ = [
+    "Corpus",
+    "DefaultHaRDBot",
+    "ExpertAgent",
+    "ExpertRules",
+    "HaRDBot",
+    "RangeSettings",
+    "ablations",
+    "default_corpus_path",
+]

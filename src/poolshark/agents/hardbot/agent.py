@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +46,8 @@ from poolshark.agents.hardbot.ranges import (
     tilt,
 )
 from poolshark.agents.hardbot.vectors import VECTOR, board_vectors, combo_holes, hand_vectors
-from poolshark.agents.protocol import Decisions, Moves
+from poolshark.agents.protocol import AgentError, Decisions, Moves
+from poolshark.cache import cache_dir
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
 from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
 
@@ -55,6 +56,19 @@ Int64s = npt.NDArray[np.int64]
 
 DECISION_SAMPLES = 8
 """Monte Carlo samples per next card for HaRDBot's own hand vector."""
+DEFAULT_CORPUS_NAME = "limit-corpus.parquet"
+
+
+def default_corpus_path() -> Path:
+    """Where :class:`DefaultHaRDBot` reads its corpus: ``limit-corpus.parquet`` in the
+    project's cache folder (``poolshark.cache.cache_dir``)."""
+    return cache_dir() / DEFAULT_CORPUS_NAME
+
+
+@cache
+def _shared_corpus(path: str, modified: float, seed: int) -> Corpus:
+    """A corpus file read and grouped once per process (per path, version and seed)."""
+    return Corpus.read(Path(path), seed=seed)
 
 
 @dataclass
@@ -321,3 +335,20 @@ def ablations(
     for k in buckets:
         variants[f"hardbot-k{k}"] = partial(HaRDBot, corpus, RangeSettings(buckets=k))
     return variants
+
+
+class DefaultHaRDBot(HaRDBot):
+    """HaRDBot (default settings) on the corpus at :func:`default_corpus_path`, built with
+    no arguments so that the spec ``poolshark.agents.hardbot:DefaultHaRDBot`` loads it; the
+    corpus is read once per process."""
+
+    def __init__(self) -> None:
+        path = default_corpus_path()
+        if not path.is_file():
+            raise AgentError(
+                f"HaRDBot needs its corpus at {path}: build one with "
+                "poolshark.experiments.limit_corpus.build_default_corpus()"
+            )
+        settings = RangeSettings()
+        corpus = _shared_corpus(str(path), path.stat().st_mtime, settings.seed)
+        super().__init__(corpus, settings)
