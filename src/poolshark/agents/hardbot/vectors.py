@@ -650,7 +650,3 @@ def combo_holes(combos: npt.ArrayLike) -> Int64s:
     holes: Int64s = COMBO_CARDS[np.asarray(combos, dtype=np.int64)].astype(np.int64)
     return holes
 
-
-def combo_of(a: int, b: int) -> int:
-    """Combo index of two distinct cards (no checks, for hot paths)."""
-    return int(_COMBO_INDEX[a, b])
