@@ -649,4 +649,3 @@ def combo_holes(combos: npt.ArrayLike) -> Int64s:
     """(n, 2) hole cards of combo indices (a helper for vectorizing a whole range)."""
     holes: Int64s = COMBO_CARDS[np.asarray(combos, dtype=np.int64)].astype(np.int64)
     return holes
-
