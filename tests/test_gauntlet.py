@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from poolshark.agents.bots import CallingStation, RandomAgent
+from poolshark.agents.hardbot import HaRDBot
+from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import AgentError
 from poolshark.cli import app
 from poolshark.experiments.gauntlet import markdown_table, round_robin
 
@@ -53,3 +57,21 @@ def test_gauntlet_command_json_and_bad_spec() -> None:
     alone = runner.invoke(app, ["limit", "gauntlet", "station", "station"])
     assert alone.exit_code == 2
     assert "at least two" in alone.output
+
+
+def test_corpus_command_builds_a_corpus_hardbot_reads(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.parquet"
+    result = runner.invoke(
+        app,
+        ["limit", "corpus", "--pair", "station,random", "-n", "60", "--out", str(path), "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["hands"] >= 60
+    assert figures["rows"] > figures["hands"]  # several decisions a hand
+    assert isinstance(load_agent(f"hardbot:{path}"), HaRDBot)
+    bad = runner.invoke(app, ["limit", "corpus", "--pair", "station"])
+    assert bad.exit_code == 2
+    assert "two agent specs" in bad.output
+    with pytest.raises(AgentError, match="no corpus file"):
+        load_agent(f"hardbot:{tmp_path / 'none.parquet'}")

@@ -2,14 +2,18 @@
 
 Spec forms, tried in this order:
 
-* ``random``, ``station``, ``tag``, ``poki``, ``vexbot`` (also ``bot:random`` ...): the
-  built-in bots (``poki`` and ``vexbot`` play heads-up fixed-limit only);
+* ``random``, ``station``, ``tag``, ``poki``, ``vexbot``, ``hardbot``, ``expert`` (also
+  ``bot:random`` ...): the built-in bots (the last four play heads-up fixed-limit only;
+  ``hardbot`` reads its corpus from the cache folder);
+* ``hardbot:CORPUS.parquet``: HaRDBot on a corpus file (``poolshark limit corpus``);
 * ``style:NAME`` or ``style:FILE.toml``: one synthetic-pool style; a shipped style's bare
   name (``nit``, ``lag``, ``maniac``, ``zoom-reg``) works too, except ``tag`` and
   ``station``, which name the bots (their styles are ``style:tag``, ``style:station``);
 * ``pool:NAME``: a shipped pool, every seat a random player of it;
 * ``FILE.toml``: a style file, a pool file, or a *lineup file* (a pool file whose ``mix``
   also names agents, below);
+* ``DIR``: a solved heads-up limit abstraction (``poolshark solve limit --out DIR``),
+  played by :class:`~poolshark.agents.equilibrium.EquilibriumAgent`;
 * ``FILE.pt``: a training checkpoint, read with ``torch.load(weights_only=True)`` and
   loaded by the loader registered for its ``kind`` in :data:`CHECKPOINT_LOADERS`. This
   package knows no model: each model package registers its own loader when imported
@@ -43,6 +47,7 @@ from poolshark.agents.bots import (
     TightAggressive,
 )
 from poolshark.agents.equilibrium import is_equilibrium_folder, load_equilibrium_agent
+from poolshark.agents.hardbot import DefaultHaRDBot, ExpertAgent, HaRDBot
 from poolshark.agents.poki import Poki
 from poolshark.agents.protocol import Agent, AgentError
 from poolshark.agents.vexbot import Vexbot
@@ -55,6 +60,8 @@ BOTS: dict[str, Callable[[], Agent]] = {
     "tag": TightAggressive,
     "poki": Poki,
     "vexbot": Vexbot,
+    "hardbot": DefaultHaRDBot,
+    "expert": ExpertAgent,
 }
 """Built-in bots by name."""
 
@@ -111,7 +118,8 @@ def agent_help() -> str:
     pools = ", ".join(spec.name for spec in list_pools())
     styles = ", ".join(list_styles())
     return (
-        f"random, station, tag, poki and vexbot (heads-up fixed-limit), "
+        f"random, station, tag, poki, vexbot, hardbot (its corpus in the cache folder; "
+        f"hardbot:CORPUS.parquet) and expert (heads-up fixed-limit), "
         f"a style ({styles}; style:NAME or style:FILE.toml), "
         f"pool:NAME ({pools}), a pool or lineup FILE.toml, a checkpoint FILE.pt "
         f"({' or '.join(CHECKPOINT_LOADERS)}), a solved limit folder (poolshark solve limit), "
@@ -128,6 +136,8 @@ def load_agent(spec: str) -> Agent:
     try:
         if text.startswith("style:"):
             return StyleAgent([load_style(text.removeprefix("style:"))])
+        if text.startswith("hardbot:"):
+            return _hardbot(Path(text.removeprefix("hardbot:")))
         if text.startswith("pool:"):
             return StyleAgent.from_pool(load_pool(text.removeprefix("pool:")))
         if text.endswith(".pt"):
@@ -145,6 +155,13 @@ def load_agent(spec: str) -> Agent:
     if ":" in text:
         return _import_agent(text)
     raise AgentError(f"unknown agent {text!r}: use {agent_help()}")
+
+
+def _hardbot(corpus: Path) -> Agent:
+    """HaRDBot on the corpus file ``corpus`` (``poolshark limit corpus``)."""
+    if not corpus.is_file():
+        raise AgentError(f"no corpus file {str(corpus)!r} (build one with poolshark limit corpus)")
+    return HaRDBot.from_corpus(corpus)
 
 
 def load_checkpoint_agent(path: Path) -> Agent:

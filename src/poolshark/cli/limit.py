@@ -1,4 +1,5 @@
-"""``poolshark limit``: heads-up fixed-limit hold'em: the gauntlet of every pairing."""
+"""``poolshark limit``: heads-up fixed-limit hold'em: the gauntlet of every pairing, local best
+response against a solved abstraction, and HaRDBot's corpus."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from poolshark.agents.equilibrium import load_equilibrium_agent
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent
-from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.cli.common import (
+    JsonFlag,
+    console,
+    errors,
+    print_json,
+    progress_bar,
+    user_errors,
+)
+from poolshark.evaluate.lbr import local_best_response
 from poolshark.experiments.gauntlet import (
     AgentFactory,
     Pairing,
@@ -19,6 +29,7 @@ from poolshark.experiments.gauntlet import (
     markdown_table,
     round_robin,
 )
+from poolshark.experiments.limit_corpus import DEFAULT_PAIRINGS, build_default_corpus
 
 app = typer.Typer(
     help="Heads-up fixed-limit hold'em: bots and their gauntlet.", no_args_is_help=True
@@ -96,3 +107,100 @@ def gauntlet(
     for row in names:
         table.add_row(row, *(cells.get((row, column), "") for column in names))
     console.print(table)
+
+
+@app.command("lbr")
+def lbr_command(
+    folder: Annotated[
+        Path, typer.Argument(help="A solved abstraction (poolshark solve limit --out).")
+    ],
+    hands: Annotated[
+        int, typer.Option("--hands", "-n", help="Table-hands (each deal twice).")
+    ] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the deals and equity samples.")] = 0,
+    tables: Annotated[int, typer.Option(help="Tables played at once.")] = 64,
+    json_output: JsonFlag = False,
+) -> None:
+    """Local best response against a solved abstraction in the real game: LBR reads the
+    strategy's range hand by hand and takes the best check/call-down action; its win rate
+    is a lower bound on how exploitable the strategy is (mbb/hand, 95% CI)."""
+    with user_errors():
+        agent = load_equilibrium_agent(folder)
+        with progress_bar(json_output, transient=True) as bar:
+            task = bar.add_task("LBR hands", total=None)
+            result = local_best_response(
+                agent,
+                hands=hands,
+                seed=seed,
+                tables=tables,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+    if json_output:
+        print_json({"folder": str(folder), "seed": seed, **result.as_dict()})
+        return
+    low, high = result.ci95
+    console.print(
+        f"LBR against {folder}: {result.mbb_per_hand:+.0f} mbb/hand "
+        f"[{1000 * low:+.0f}, {1000 * high:+.0f}] over {result.hands:,} hands "
+        f"({result.seconds:.0f} s); the strategy is at least this exploitable when positive"
+    )
+
+
+@app.command("corpus")
+def corpus_command(
+    pair: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pair",
+            help="Two agent specs, A,B, playing each other (repeat for more pairings; "
+            "default: the expert system against itself).",
+        ),
+    ] = None,
+    hands: Annotated[int, typer.Option("--hands", "-n", help="Hands per pairing.")] = 200_000,
+    seed: Annotated[int, typer.Option(help="Seed of the first pairing's match.")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The Parquet file (default: the cache folder, where hardbot reads)."),
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Build HaRDBot's corpus: heads-up fixed-limit hands between the given agents (strong
+    machine play: a solved folder from poolshark solve limit, say), one row per decision
+    with its betting history and the actor's hand vector (E, E2, PPOT, NPOT)."""
+    with user_errors():
+        pairings = [_pairing(text) for text in pair] if pair else list(DEFAULT_PAIRINGS)
+        for spec in {spec for pairing in pairings for spec in pairing}:
+            load_agent(spec)  # a bad spec fails here, before any hand is played
+        with progress_bar(json_output, transient=True) as bar:
+            task = bar.add_task("corpus hands", total=None)
+            path, built = build_default_corpus(
+                pairings,
+                hands,
+                seed=seed,
+                path=out,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+    figures = {
+        "path": str(path),
+        "pairings": [list(p) for p in pairings],
+        "hands": built.hands,
+        "rows": built.frame.height,
+        "seconds": built.seconds,
+        "hands_per_second": built.hands_per_second,
+        "seed": seed,
+    }
+    if json_output:
+        print_json(figures)
+        return
+    console.print(
+        f"{built.hands:,} hands, {built.frame.height:,} decisions in {path} "
+        f"({built.seconds:.0f} s, {built.hands_per_second:,.0f} hands/s)"
+    )
+
+
+def _pairing(text: str) -> tuple[str, str]:
+    """``A,B`` as two agent specs."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"a pairing is two agent specs A,B, got {text!r}")
+    return parts[0], parts[1]

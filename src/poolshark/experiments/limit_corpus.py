@@ -199,7 +199,8 @@ def build_default_corpus(
     *,
     seed: int = 0,
     path: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Path, CorpusBuild]:
     """:func:`build_corpus` written where ``DefaultHaRDBot`` reads it (or to ``path``)."""
-    built = build_corpus(pairings, hands, seed=seed)
+    built = build_corpus(pairings, hands, seed=seed, progress=progress)
     return write_corpus(built.frame, path or default_corpus_path()), built

@@ -26,12 +26,9 @@ Formulas (reconstructed from seed 004, whose equations were stripped; see docs/h
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.cluster import KMeans  # type: ignore[import-untyped]
-from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 from poolshark.agents.hardbot.corpus import Corpus, Entries
 from poolshark.agents.hardbot.history import ACTION_CHARS, legal_chars
@@ -39,12 +36,6 @@ from poolshark.cards.combos import COMBO_CLASS
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
-
-
-@cache
-def _threads() -> ThreadpoolController:
-    """The native thread pools (scikit-learn's OpenMP), inspected once on first use."""
-    return ThreadpoolController()
 
 
 @dataclass(frozen=True)
@@ -186,7 +177,10 @@ def cluster(
         return np.zeros(len(vectors), dtype=np.int64), vectors.mean(axis=0, keepdims=True)
     w = weights + 1e-12
     if method == "sklearn":
-        with _threads().limit(limits=1):  # OpenMP threads cost more than they save here
+        from sklearn.cluster import KMeans  # lazy: scikit-learn takes seconds to load
+        from threadpoolctl import threadpool_limits  # lazy: comes with scikit-learn
+
+        with threadpool_limits(limits=1):  # OpenMP threads cost more than they save here
             model = KMeans(n_clusters=k, n_init=1, random_state=seed, max_iter=100)
             labels = model.fit_predict(vectors, sample_weight=w)
         centers: Floats = model.cluster_centers_
