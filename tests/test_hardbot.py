@@ -46,7 +46,7 @@ from poolshark.cards.combos import COMBO_CARDS
 from poolshark.cards.ranges import Range
 from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
 from poolshark.equity.features import hand_features
-from poolshark.evaluate.match import MatchConfig, play_match
+from poolshark.evaluate.match import FinishedHands, MatchConfig, play_match
 from poolshark.experiments.limit_corpus import build_corpus
 
 
@@ -341,3 +341,21 @@ def test_default_hardbot_loads_by_spec_from_the_cache_folder(
     bot = load_agent(spec)
     assert isinstance(bot, HaRDBot)
     assert bot.corpus is not None
+
+
+def test_opponent_model_counts_every_opponent_action_once() -> None:
+    """Through the loop's hands_ended hook the model sees each of the opponent's actions
+    exactly once, those after HaRDBot's last decision included."""
+    bot = HaRDBot(None)
+    opponent_actions = 0
+
+    def observe(finished: FinishedHands) -> None:
+        nonlocal opponent_actions
+        for table, owners in zip(finished.tables.tolist(), finished.owners, strict=True):
+            theirs = int(np.flatnonzero(owners == 1)[0])
+            opponent_actions += sum(seat == theirs for seat, *_ in finished.batch.actions(table))
+
+    config = MatchConfig(seats=2, betting="fixed-limit", hands=64, tables=8, seed=5)
+    play_match([bot, load_agent("random")], [0, 1], config, observer=observe)
+    counted = sum(int(np.sum(c)) for c in bot.model.counts.values())
+    assert counted == opponent_actions > 0

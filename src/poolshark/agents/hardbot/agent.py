@@ -7,10 +7,8 @@ the opponent model), HaRDBot's hand is vectorized against the distribution
 (``vectors.hand_vectors`` with the weights) and the rules (``expert``) pick the move.
 
 Actions that end a hand (a fold, the last call or check on the river) come after HaRDBot's
-last decision; the opponent model still learns the unambiguous ones when the table's next
-hand starts: a fold to a bet before the river (a call there would have shown on the next
-street), and a river check behind. A river bet's answer (fold or call, both final) is not
-counted in either direction, so the counts are not biased toward what stays visible.
+last decision: the opponent model counts them when the play loop shows the finished hand
+(``hands_ended``, the agent protocol's hook), so every opponent action is counted once.
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ from poolshark.agents.hardbot.expert import ExpertRules, expert_moves
 from poolshark.agents.hardbot.history import (
     bets_in_round,
     context_of,
-    current_round,
     history_string,
     street_of,
 )
@@ -46,10 +43,10 @@ from poolshark.agents.hardbot.ranges import (
     tilt,
 )
 from poolshark.agents.hardbot.vectors import VECTOR, board_vectors, combo_holes, hand_vectors
-from poolshark.agents.protocol import AgentError, Decisions, Moves
+from poolshark.agents.protocol import AgentError, Decisions, EndedHands, Moves
 from poolshark.cache import cache_dir
 from poolshark.cards.combos import COMBO_CARDS, N_COMBOS
-from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
+from poolshark.engine.kernel import RAISE
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -79,8 +76,6 @@ class HandState:
     seat: int
     weights: Floats
     processed: int = 0
-    last_move: int = -1
-    after_last_move: str = ""
     street_buckets: dict[int, tuple[Int64s, Int64s, Floats]] = field(default_factory=dict)
 
 
@@ -156,15 +151,31 @@ class HaRDBot:
             board = decisions.board[row]
             self._remove_dead(state, hole + [int(c) for c in board if c >= 0])
             self._catch_up(state, actions, board)
-            moves[row], history = self._decide(decisions, row, state, actions)
+            moves[row] = self._decide(decisions, row, state, actions)
             if moves[row] == RAISE:
                 amounts[row] = decisions.min_raise_to[row]
-            state.last_move = int(moves[row])
-            state.after_last_move = history + "fcr"[moves[row]]
             state.processed = len(actions) + 1
         self.timings.decisions += decisions.size
         self.timings.decision_seconds += time.perf_counter() - start
         return Moves(moves, amounts)
+
+    def hands_ended(self, ended: EndedHands) -> None:
+        """Count the opponent's actions that no decision of ours saw: those after our last
+        one in each hand that ended (the fold or call that closed it, a hand we never acted
+        in), from the play loop's ``hands_ended``."""
+        for row in range(ended.size):
+            table, hand_id = int(ended.tables[row]), int(ended.hand_ids[row])
+            actions = ended.actions(row)
+            moves = [a[1] for a in actions]
+            streets = [a[3] for a in actions]
+            for seat in np.flatnonzero(ended.owners[row] == ended.agent).tolist():
+                state = self.hands.get((table, seat))
+                seen = state.processed if state is not None and state.hand_id == hand_id else 0
+                for index in range(seen, len(actions)):
+                    actor, move, _amount, street = actions[index]
+                    if actor != seat:
+                        history = history_string(moves[:index], streets[:index], street)
+                        self.model.observe(context_of(history), move)
 
     def opponent_range(self, table: int, seat: int) -> Floats:
         """(1326,) the distribution over the hand of the opponent of ``seat`` at ``table``
@@ -179,24 +190,9 @@ class HaRDBot:
         state = self.hands.get((table, seat))
         if state is not None and state.hand_id == hand_id:
             return state
-        if state is not None:
-            self._finish(state)
         state = HandState(hand_id, seat, np.ones(N_COMBOS))
         self.hands[(table, seat)] = state
         return state
-
-    def _finish(self, state: HandState) -> None:
-        """Count the opponent's hand-ending action where it is unambiguous (module doc)."""
-        history = state.after_last_move
-        if state.last_move < 0 or state.last_move == FOLD or not history:
-            return
-        street = street_of(history)
-        if state.last_move == RAISE:
-            if street < 3:
-                self.model.observe(context_of(history), FOLD)
-            return
-        if street == 3 and current_round(history) == "c":  # we checked first: a check behind
-            self.model.observe(context_of(history), CHECK_CALL)
 
     def _remove_dead(self, state: HandState, cards: list[int]) -> None:
         """Card removal (our cards, the board), then pruning of negligible combos."""
@@ -294,8 +290,8 @@ class HaRDBot:
         row: int,
         state: HandState,
         actions: list[tuple[int, int, int, int]],
-    ) -> tuple[int, str]:
-        """The expert system's move against the current distribution, and the history."""
+    ) -> int:
+        """The expert system's move against the current distribution."""
         hole = [int(c) for c in decisions.hole_cards[row]]
         board_row = decisions.board[row]
         street = int(decisions.street[row])
@@ -318,7 +314,7 @@ class HaRDBot:
             decisions.rng.random((1, 3)),
             self.rules,
         )
-        return int(move[0]), history
+        return int(move[0])
 
 
 def ablations(
