@@ -75,3 +75,42 @@ def test_corpus_command_builds_a_corpus_hardbot_reads(tmp_path: Path) -> None:
     assert "two agent specs" in bad.output
     with pytest.raises(AgentError, match="no corpus file"):
         load_agent(f"hardbot:{tmp_path / 'none.parquet'}")
+
+
+def test_named_agents_and_ablations(tmp_path: Path) -> None:
+    named = runner.invoke(
+        app, ["limit", "gauntlet", "calls=station", "rnd=random", "-n", "100", "--json"]
+    )
+    assert named.exit_code == 0, named.output
+    (pairing,) = json.loads(named.stdout)["pairings"]
+    assert (pairing["first"], pairing["second"]) == ("calls", "rnd")
+    path = tmp_path / "corpus.parquet"
+    built = runner.invoke(
+        app, ["limit", "corpus", "--pair", "station,random", "-n", "40", "--out", str(path)]
+    )
+    assert built.exit_code == 0, built.output
+    result = runner.invoke(
+        app,
+        [
+            "limit",
+            "ablations",
+            "--corpus",
+            str(path),
+            "--against",
+            "station",
+            "-n",
+            "40",
+            "--tables",
+            "8",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    variants = [p["first"] for p in json.loads(result.stdout)["pairings"]]
+    assert variants == [
+        "hardbot",
+        "hardbot-no-corpus",
+        "hardbot-no-model",
+        "hardbot-k3",
+        "hardbot-k8",
+    ]

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from poolshark.agents.equilibrium import load_equilibrium_agent
+from poolshark.agents.hardbot import Corpus, ablations
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent
 from poolshark.cli.common import (
@@ -36,6 +37,16 @@ app = typer.Typer(
 )
 
 
+def _named(text: str) -> tuple[str, str]:
+    """``NAME=SPEC`` as (name, spec); a bare spec names itself."""
+    name, equals, spec = text.partition("=")
+    if not equals:
+        return text, text
+    if not name.strip() or not spec.strip():
+        raise ValueError(f"write an agent as NAME=SPEC or SPEC, got {text!r}")
+    return name.strip(), spec.strip()
+
+
 def _factory(spec: str) -> AgentFactory:
     """Load ``spec`` once now (so a bad spec fails before any match), then afresh per use."""
     load_agent(spec)
@@ -52,7 +63,8 @@ def gauntlet(
         list[str],
         typer.Argument(
             help="Two or more agent specs (as for poolshark eval: poki, vexbot, station, "
-            "random, hardbot, a folder from poolshark solve limit, ...).",
+            "random, hardbot, a folder from poolshark solve limit, ...), each optionally "
+            "named: NAME=SPEC.",
             show_default=False,
         ),
     ],
@@ -69,12 +81,13 @@ def gauntlet(
     """Play every pairing of AGENTS in duplicate heads-up fixed-limit hold'em and print the
     cross table: the row agent's small bets per hand against the column, with 95% intervals."""
     with user_errors():
-        names = list(dict.fromkeys(agents))
+        named = dict(_named(text) for text in agents)
+        names = list(named)
         if len(names) < 2:
             raise ValueError("a gauntlet needs at least two different agents")
         if str(Path.cwd()) not in sys.path:  # user bots beside the caller, like python -m
             sys.path.insert(0, str(Path.cwd()))
-        factories = {name: _factory(name) for name in names}
+        factories = {name: _factory(spec) for name, spec in named.items()}
 
         def report(pairing: Pairing) -> None:
             if not json_output:
@@ -204,3 +217,64 @@ def _pairing(text: str) -> tuple[str, str]:
     if len(parts) != 2 or not all(parts):
         raise ValueError(f"a pairing is two agent specs A,B, got {text!r}")
     return parts[0], parts[1]
+
+
+@app.command("ablations")
+def ablations_command(
+    corpus: Annotated[Path, typer.Option(help="HaRDBot's corpus (poolshark limit corpus).")],
+    against: Annotated[
+        list[str],
+        typer.Option(help="Opponents, NAME=SPEC or SPEC (repeat); each variant plays each."),
+    ],
+    hands: Annotated[
+        int, typer.Option("--hands", "-n", help="Table-hands per pairing (each deal twice).")
+    ] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the first pairing's deals.")] = 0,
+    tables: Annotated[int, typer.Option(help="Tables played at once.")] = 256,
+    json_output: JsonFlag = False,
+) -> None:
+    """HaRDBot's ablations: the full bot, without the corpus (uniform prior), without the
+    opponent-specific update, and with 3 and 8 buckets instead of 5, each against every
+    opponent in duplicate; small bets per hand with 95% intervals."""
+    with user_errors():
+        if not corpus.is_file():
+            raise ValueError(
+                f"no corpus file {str(corpus)!r} (build one with poolshark limit corpus)"
+            )
+        variants = ablations(Corpus.read(corpus), buckets=(3, 8))  # "hardbot" is K = 5
+        opponents = dict(_named(text) for text in against)
+        factories: dict[str, AgentFactory] = {
+            **variants,
+            **{name: _factory(spec) for name, spec in opponents.items()},
+        }
+        pairs = [(variant, opponent) for variant in variants for opponent in opponents]
+
+        def report(pairing: Pairing) -> None:
+            if not json_output:
+                low, high = pairing.ci95
+                errors.print(
+                    f"{pairing.first} vs {pairing.second}: {pairing.small_bets_per_hand:+.3f} "
+                    f"sb/hand [{low:+.3f}, {high:+.3f}] ({pairing.seconds:.0f} s)"
+                )
+
+        pairings = round_robin(
+            factories, hands=hands, seed=seed, tables=tables, pairs=pairs, progress=report
+        )
+    if json_output:
+        print_json(
+            {
+                "corpus": str(corpus),
+                "hands_per_pairing": hands,
+                "seed": seed,
+                "pairings": [p.as_dict() for p in pairings],
+            }
+        )
+        return
+    table = Table(title="HaRDBot variants, small bets per hand (95% CI)", title_justify="left")
+    table.add_column("variant")
+    for opponent in opponents:
+        table.add_column(f"vs {opponent}", justify="right")
+    cells = cross_cells(pairings)
+    for variant in variants:
+        table.add_row(variant, *(cells.get((variant, o), "") for o in opponents))
+    console.print(table)
