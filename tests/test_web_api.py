@@ -608,3 +608,18 @@ def test_a_waiter_never_hangs_on_a_closed_session_or_a_broken_table() -> None:
     with pytest.raises(RuntimeError, match="broken table"):
         asyncio.run(batcher.run(broken))
     assert batcher.waiting == []
+
+
+def test_adaptive_agents_learn_the_hands_they_play_in_the_hall() -> None:
+    """The hall shows each finished hand to the agents at the table (``hands_ended``), as
+    matches do, so Vexbot's model counts every hand played against it."""
+    hall = Hall(game_config(2, Betting.FIXED_LIMIT), 1, load_agent, seed=3)
+    slot = hall.open_table(["vexbot", "station"])
+    played = 0
+    while played < 12:
+        hall.deal(slot, [200, 200], played % 2)
+        while hall.to_act(slot) >= 0:
+            hall.agent_step([slot])
+        played += 1
+    vexbot = hall.agents["vexbot"].agent
+    assert vexbot.hands_learned == played  # type: ignore[attr-defined]

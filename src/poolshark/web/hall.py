@@ -22,7 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, AgentError, Decisions, engine_moves
+from poolshark.agents.protocol import (
+    Agent,
+    AgentError,
+    Decisions,
+    EndedHands,
+    engine_moves,
+    notify_ended,
+)
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
 from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
@@ -166,6 +173,7 @@ class Hall:
         moves[slot], amounts[slot] = ENGINE_MOVES[move], amount
         self.batch.step(moves, amounts)
         self._check(slot)
+        self._show_if_ended(slot)
 
     def agent_step(self, slots: Sequence[int]) -> None:
         """One decision at each of ``slots`` (an agent's seat to act at each): one ``act``
@@ -196,6 +204,18 @@ class Hall:
             for seat, move, amount, _ in batch.actions(t)[lengths[t] :]:
                 self._mirror_act(t, seat, move, amount)
             self._check(t)
+            self._show_if_ended(t)
+
+    def _show_if_ended(self, slot: int) -> None:
+        """When the hand at ``slot`` just ended, show it to each agent seated there that asks
+        (the protocol's ``hands_ended``: adaptive bots learn from it, as in matches)."""
+        if not self.batch.done[slot]:
+            return
+        owners = self.owners[slot]
+        for spec in dict.fromkeys(o for o in owners if o is not None):
+            mine = np.asarray([[0 if owner == spec else -1 for owner in owners]], dtype=np.int64)
+            ended = EndedHands(self.batch, np.asarray([slot]), self.hand_ids[[slot]], mine, agent=0)
+            notify_ended(self.agents[spec].agent, ended)
 
     def _mirror_act(self, slot: int, seat: int, move: int, amount: int) -> None:
         mirror = self.mirrors[slot]
