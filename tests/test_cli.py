@@ -110,6 +110,17 @@ def test_help_lists_the_commands() -> None:
         assert command in out
 
 
+def test_python_dash_m_runs_the_command_line() -> None:
+    """``python -m poolshark.cli`` is the ``poolshark`` script."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "poolshark.cli", "hand", "AhKhQhJhTh", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(ran.stdout)["value"] == 7462
+
+
 def test_the_command_line_starts_without_torch_or_matplotlib() -> None:
     """``poolshark --help`` stays quick: torch and matplotlib load only in the commands that
     train, load a model or draw a chart (their imports are marked ``# lazy:``)."""

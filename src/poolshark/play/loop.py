@@ -17,6 +17,9 @@ What a use of the loop adds is its :class:`Face`:
 * ``stepped(tables, seats, owners)``: after each engine step (per-decision statistics;
   a face may end a hand early, say a folded learner's, with :meth:`PlayLoop.close`).
 
+Agents that ask (a ``hands_ended`` method, ``agents.protocol.EndedHands``) are shown every
+hand that ends at their tables, after ``finished`` and before the tables deal again.
+
 A learning seat is an agent like any other whose ``act`` records what the learner needs
 (its inputs, choices, log-probabilities: ``exploit.rollout``); rewards come at the hand's
 end through ``finished``. Matches (``evaluate.match``), PPO rollouts (``exploit.rollout``)
