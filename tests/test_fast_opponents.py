@@ -131,7 +131,7 @@ def test_distilled_checkpoint_loads_as_a_population_agent(tmp_path: Path) -> Non
     assert student.model.width == 16
     assert student.range_spec == "none"
     assert student.size_fractions.tolist() == SIZES
-    payload = torch.load(tmp_path / "student.pt", weights_only=False)
+    payload = torch.load(tmp_path / "student.pt", weights_only=True)
     assert payload["distillation"]["held_out"]["kl_mean"] == report.held_out.kl_mean
 
 
