@@ -37,6 +37,15 @@ app = typer.Typer(
 )
 
 
+def _print_pairing(pairing: Pairing) -> None:
+    """One finished pairing's line on stderr, as the gauntlet goes."""
+    low, high = pairing.ci95
+    errors.print(
+        f"{pairing.first} vs {pairing.second}: {pairing.small_bets_per_hand:+.3f} "
+        f"sb/hand [{low:+.3f}, {high:+.3f}] ({pairing.seconds:.0f} s)"
+    )
+
+
 def _named(text: str) -> tuple[str, str]:
     """``NAME=SPEC`` as (name, spec); a bare spec names itself."""
     name, equals, spec = text.partition("=")
@@ -89,15 +98,13 @@ def gauntlet(
             sys.path.insert(0, str(Path.cwd()))
         factories = {name: _factory(spec) for name, spec in named.items()}
 
-        def report(pairing: Pairing) -> None:
-            if not json_output:
-                low, high = pairing.ci95
-                errors.print(
-                    f"{pairing.first} vs {pairing.second}: {pairing.small_bets_per_hand:+.3f} "
-                    f"sb/hand [{low:+.3f}, {high:+.3f}] ({pairing.seconds:.0f} s)"
-                )
-
-        pairings = round_robin(factories, hands=hands, seed=seed, tables=tables, progress=report)
+        pairings = round_robin(
+            factories,
+            hands=hands,
+            seed=seed,
+            tables=tables,
+            progress=None if json_output else _print_pairing,
+        )
     table_text = markdown_table(pairings)
     if markdown is not None:
         markdown.write_text(table_text + "\n")
@@ -249,16 +256,13 @@ def ablations_command(
         }
         pairs = [(variant, opponent) for variant in variants for opponent in opponents]
 
-        def report(pairing: Pairing) -> None:
-            if not json_output:
-                low, high = pairing.ci95
-                errors.print(
-                    f"{pairing.first} vs {pairing.second}: {pairing.small_bets_per_hand:+.3f} "
-                    f"sb/hand [{low:+.3f}, {high:+.3f}] ({pairing.seconds:.0f} s)"
-                )
-
         pairings = round_robin(
-            factories, hands=hands, seed=seed, tables=tables, pairs=pairs, progress=report
+            factories,
+            hands=hands,
+            seed=seed,
+            tables=tables,
+            pairs=pairs,
+            progress=None if json_output else _print_pairing,
         )
     if json_output:
         print_json(
