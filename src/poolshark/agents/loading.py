@@ -10,6 +10,9 @@ Spec forms, tried in this order:
   name (``nit``, ``lag``, ``maniac``, ``zoom-reg``) works too, except ``tag`` and
   ``station``, which name the bots (their styles are ``style:tag``, ``style:station``);
 * ``pool:NAME``: a shipped pool, every seat a random player of it;
+* ``switch:A,B[,...][@P]``: plays one of the agents A, B, ... at each seat, switching to
+  another at each new hand with probability P (default 0.1): an opponent whose style
+  changes (``agents.switching``);
 * ``FILE.toml``: a style file, a pool file, or a *lineup file* (a pool file whose ``mix``
   also names agents, below);
 * ``DIR``: a solved heads-up limit abstraction (``poolshark solve limit --out DIR``),
@@ -50,6 +53,7 @@ from poolshark.agents.equilibrium import is_equilibrium_folder, load_equilibrium
 from poolshark.agents.hardbot import DefaultHaRDBot, ExpertAgent, HaRDBot
 from poolshark.agents.poki import Poki
 from poolshark.agents.protocol import Agent, AgentError
+from poolshark.agents.switching import SwitchingAgent, parse_switch_spec
 from poolshark.agents.vexbot import Vexbot
 from poolshark.pool.pools import PoolSpec, build_pool, list_pools, load_pool
 from poolshark.pool.style import Style, describe_errors, list_styles, load_style
@@ -121,7 +125,8 @@ def agent_help() -> str:
         f"random, station, tag, poki, vexbot, hardbot (its corpus in the cache folder; "
         f"hardbot:CORPUS.parquet) and expert (heads-up fixed-limit), "
         f"a style ({styles}; style:NAME or style:FILE.toml), "
-        f"pool:NAME ({pools}), a pool or lineup FILE.toml, a checkpoint FILE.pt "
+        f"pool:NAME ({pools}), switch:A,B[@P] (switches between agents), "
+        f"a pool or lineup FILE.toml, a checkpoint FILE.pt "
         f"({' or '.join(CHECKPOINT_LOADERS)}), a solved limit folder (poolshark solve limit), "
         "or package.module:Class"
     )
@@ -134,6 +139,9 @@ def load_agent(spec: str) -> Agent:
     if name in BOTS:
         return BOTS[name]()
     try:
+        if text.startswith("switch:"):
+            specs, switch = parse_switch_spec(text.removeprefix("switch:"))
+            return SwitchingAgent([load_agent(s) for s in specs], specs, switch)
         if text.startswith("style:"):
             return StyleAgent([load_style(text.removeprefix("style:"))])
         if text.startswith("hardbot:"):

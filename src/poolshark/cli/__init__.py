@@ -12,6 +12,7 @@ from poolshark.cli import (
     exploit,
     ingest,
     leaks,
+    league,
     limit,
     models,
     oracle,
@@ -42,6 +43,7 @@ app.command("ingest")(ingest.ingest_command)
 app.add_typer(data.app, name="data")
 app.add_typer(pool.app, name="pool")
 app.add_typer(limit.app, name="limit")
+app.add_typer(league.app, name="league")
 app.command("stats")(stats.stats_command)
 app.command("spots")(spots.spots_command)
 app.command("leaks")(leaks.leaks_command)

@@ -6,6 +6,7 @@ imported; this package imports them all, so here ``load_agent("x.pt")`` finds ev
 """
 
 import poolshark.exploit  # noqa: F401  (registers the exploiter and population loaders)
+import poolshark.league  # noqa: F401  (registers the league loader)
 from poolshark.evaluate.match import (
     AgentResult,
     Estimate,

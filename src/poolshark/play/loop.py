@@ -89,6 +89,7 @@ class PlayLoop:
         self.next_hand = first_hand
         self.played = np.zeros(tables, dtype=np.int64)  # hands dealt per table
         self.open = np.zeros(tables, dtype=np.bool_)  # a hand in progress, not yet booked
+        self.retired = np.zeros(tables, dtype=np.bool_)  # no more hands here (retire)
         self.closed = 0  # hands booked (finished or ended early)
         self.decisions = np.zeros(len(agents), dtype=np.int64)
         self.coerced = np.zeros(len(agents), dtype=np.int64)
@@ -109,11 +110,16 @@ class PlayLoop:
         """End the (booked) hands at ``tables`` and deal again where hands are left."""
         self.open[tables] = False
         self.closed += tables.size
-        again = tables
+        again = tables[~self.retired[tables]]
         if self.hands_per_table is not None:
-            again = tables[self.played[tables] < self.hands_per_table]
+            again = again[self.played[again] < self.hands_per_table]
         if again.size:
             self.deal(again)
+
+    def retire(self, tables: Int64s) -> None:
+        """Deal no more hands at ``tables`` (a face whose game there is over, say a
+        tournament with one player left); call it from ``finished`` or ``stepped``."""
+        self.retired[tables] = True
 
     def settle(self) -> None:
         """Book every finished open hand and deal again (repeatedly: a new hand can end at

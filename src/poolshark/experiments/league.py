@@ -1,0 +1,330 @@
+"""League evaluation: checkpoints against bots, the league table, exploitability, memory.
+
+* :func:`versus` plays a league checkpoint (and any agents to compare, on the same deals)
+  against each opponent: the checkpoint in one seat, the opponent in the rest. Win rates
+  come with 95% intervals and HUD statistics, so a degenerate style shows.
+* :func:`league_table` plays every pair of a run's checkpoints and the bots, seats
+  alternating, and fits Bradley–Terry ratings on the Elo scale (``evaluate.ratings``):
+  each block of 100 hands is a game won by the player ahead.
+* :func:`exploitability` trains a fresh PPO best response against each of a few
+  checkpoints (every other seat the checkpoint) and reports what it wins: a proxy of
+  exploitability that should fall as self-play moves toward robust play.
+* :func:`memory_experiment` trains two learners against an opponent whose style switches
+  (``switch:maniac,nit``), one with cross-hand memory and one whose game state is cleared
+  every hand, and plays both against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import Agent
+from poolshark.evaluate.match import (
+    FinishedHands,
+    MatchConfig,
+    MatchResult,
+    default_lineup,
+    play_match,
+)
+from poolshark.evaluate.ratings import PairResult, Rating, bradley_terry, pair_result
+from poolshark.exploit.agent import load_exploiter
+from poolshark.exploit.ppo import ExploitConfig, train_exploiter
+from poolshark.league.agent import load_league_agent, read_league_checkpoint
+from poolshark.league.checkpoints import snapshot_path
+from poolshark.league.config import LeagueConfig, LeagueError
+from poolshark.league.train import train_league
+
+BOTS = ("random", "station", "tag")
+"""The baseline bots a league is measured against."""
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One snapshot of a run, by name and epoch."""
+
+    name: str
+    epoch: int
+    path: Path
+
+
+def league_target(target: Path) -> Path:
+    """A checkpoint file, or a run folder's ``last.pt``."""
+    path = target / "last.pt" if target.is_dir() else target
+    if not path.is_file():
+        raise LeagueError(f"no league checkpoint at {str(path)!r} (a run folder or a .pt file)")
+    return path
+
+
+def checkpoint_seats(path: Path) -> int:
+    """The table size a league checkpoint plays."""
+    try:
+        payload = read_league_checkpoint(path)
+    except ValueError as error:
+        raise LeagueError(str(error)) from None
+    return int(payload["net_hyperparameters"]["seats"])
+
+
+def run_checkpoints(run: Path, count: int | None = None) -> list[Checkpoint]:
+    """The run's pool snapshots, ``count`` of them evenly spaced (first and last always)."""
+    files = sorted((run / "pool").glob("epoch_*.pt"))
+    if not files:
+        raise LeagueError(f"{str(run)!r} has no pool snapshots (pool/epoch_*.pt)")
+    epochs = [int(f.stem.removeprefix("epoch_")) for f in files]
+    chosen = range(len(files))
+    if count is not None and count < len(files):
+        chosen = sorted({round(x) for x in np.linspace(0, len(files) - 1, max(count, 1))})
+    return [
+        Checkpoint(f"epoch {epochs[i]}", epochs[i], snapshot_path(run / "pool", epochs[i]))
+        for i in chosen
+    ]
+
+
+@dataclass(frozen=True)
+class Versus:
+    """Every player's match against one opponent (same seed, so the same deals)."""
+
+    opponent: str
+    matches: dict[str, MatchResult]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "opponent": self.opponent,
+            "players": {name: m.agents[0].as_dict() for name, m in self.matches.items()},
+        }
+
+
+def versus(
+    players: dict[str, Agent],
+    opponents: Sequence[str],
+    *,
+    seats: int,
+    hands: int,
+    seed: int,
+    progress: Progress | None = None,
+) -> list[Versus]:
+    """Each player in one seat against each opponent in the others (see the module
+    docstring); the opponents are loaded fresh for each match."""
+    results = []
+    lineup = default_lineup(2, seats, against=True)
+    config = MatchConfig(hands=hands, seats=seats, seed=seed)
+    for spec in opponents:
+        matches = {}
+        for name, agent in players.items():
+            if progress is not None:
+                progress(f"{name} vs {spec}")
+            matches[name] = play_match([agent, load_agent(spec)], lineup, config, names=[name, spec])
+        results.append(Versus(spec, matches))
+    return results
+
+
+def pair_match(
+    first: Agent, second: Agent, names: tuple[str, str], *, seats: int, hands: int, seed: int
+) -> PairResult:
+    """Two players, seats alternating; each hand's result of ``first`` (all-in pots by
+    expectation, summed over its seats) in big blinds, scored in blocks."""
+    per_hand: list[np.ndarray[Any, np.dtype[np.float64]]] = []
+    config = MatchConfig(hands=hands, seats=seats, seed=seed)
+
+    def observe(finished: FinishedHands) -> None:
+        mine = (finished.owners == 0).astype(np.float64)
+        per_hand.append((finished.ev * mine).sum(axis=1) / config.big_blind)
+
+    play_match([first, second], default_lineup(2, seats), config, names=list(names), observer=observe)
+    results = np.concatenate(per_hand) if per_hand else np.zeros(0)
+    return pair_result(names[0], names[1], results)
+
+
+@dataclass(frozen=True)
+class LeagueTable:
+    """The league's ratings, the pairings they came from, and each checkpoint's epoch."""
+
+    ratings: list[Rating]
+    pairs: list[PairResult]
+    epochs: dict[str, int]
+    bots: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ratings": [
+                {"name": r.name, "elo": r.elo, "low": r.low, "high": r.high, "games": r.games}
+                for r in self.ratings
+            ],
+            "pairs": [
+                {
+                    "first": p.first,
+                    "second": p.second,
+                    "wins": p.wins,
+                    "games": p.games,
+                    "bb_per_100": p.bb_per_100,
+                    "bb_per_100_interval": p.bb_per_100_interval,
+                }
+                for p in self.pairs
+            ],
+            "epochs": self.epochs,
+            "bots": list(self.bots),
+        }
+
+
+def league_table(
+    run: Path,
+    *,
+    checkpoints: int = 6,
+    bots: Sequence[str] = BOTS,
+    hands: int = 2000,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> LeagueTable:
+    """Round robin of ``checkpoints`` snapshots of ``run`` and the ``bots`` (see the module
+    docstring); ratings anchored on the first bot at Elo 0 (or the first checkpoint)."""
+    chosen = run_checkpoints(run, checkpoints)
+    seats = checkpoint_seats(chosen[0].path)
+    players: dict[str, Agent] = {c.name: load_league_agent(c.path) for c in chosen}
+    players.update({bot: load_agent(bot) for bot in bots})
+    names = list(players)
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if progress is not None:
+                progress(f"{a} vs {b}")
+            pairs.append(
+                pair_match(players[a], players[b], (a, b), seats=seats, hands=hands, seed=seed)
+            )
+    anchor = bots[0] if bots else chosen[0].name
+    ratings = bradley_terry(pairs, anchor=anchor)
+    return LeagueTable(ratings, pairs, {c.name: c.epoch for c in chosen}, tuple(bots))
+
+
+@dataclass(frozen=True)
+class ProbePoint:
+    """A best response's win rate against one checkpoint (bb/100, 95% half-width)."""
+
+    epoch: int
+    bb_per_100: float
+    half_width: float
+    iterations: int
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "epoch": self.epoch,
+            "bb_per_100": self.bb_per_100,
+            "half_width": self.half_width,
+            "iterations": self.iterations,
+        }
+
+
+def exploitability(
+    run: Path,
+    out: Path,
+    *,
+    checkpoints: int = 3,
+    iterations: int = 20,
+    tables: int = 256,
+    eval_hands: int = 4000,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> list[ProbePoint]:
+    """A fresh PPO best response against each of ``checkpoints`` snapshots (every other
+    seat the checkpoint), trained ``iterations`` and evaluated on ``eval_hands`` new hands."""
+    points = []
+    for checkpoint in run_checkpoints(run, checkpoints):
+        seats = checkpoint_seats(checkpoint.path)
+        if progress is not None:
+            progress(f"best response to {checkpoint.name}")
+        config = ExploitConfig(
+            preset="small-cpu",
+            against=[str(checkpoint.path)],
+            seats=seats,
+            iterations=iterations,
+            tables=tables,
+            seed=seed,
+        )
+        result = train_exploiter(config, out / f"epoch_{checkpoint.epoch:07d}")
+        best = load_exploiter(Path(result.checkpoint))
+        match = play_match(
+            [best, load_league_agent(checkpoint.path)],
+            default_lineup(2, seats, against=True),
+            MatchConfig(hands=eval_hands, seats=seats, seed=seed + 1),
+            names=["best response", checkpoint.name],
+        )
+        estimate = match.agents[0].ev_adjusted or match.agents[0].actual
+        points.append(
+            ProbePoint(checkpoint.epoch, estimate.bb_per_100, estimate.half_width, iterations)
+        )
+    return points
+
+
+@dataclass(frozen=True)
+class MemoryResult:
+    """Each learner's win rate against the switching opponent (bb/100, 95% half-width)."""
+
+    opponent: str
+    epochs: int
+    with_memory: tuple[float, float]
+    without_memory: tuple[float, float]
+    runs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def gain(self) -> tuple[float, float]:
+        """Memory's gain and its 95% half-width (independent matches)."""
+        a, b = self.with_memory, self.without_memory
+        return a[0] - b[0], float(np.hypot(a[1], b[1]))
+
+    def as_dict(self) -> dict[str, Any]:
+        gain, width = self.gain
+        return {
+            "opponent": self.opponent,
+            "epochs": self.epochs,
+            "with_memory": {"bb_per_100": self.with_memory[0], "half_width": self.with_memory[1]},
+            "without_memory": {
+                "bb_per_100": self.without_memory[0],
+                "half_width": self.without_memory[1],
+            },
+            "gain": {"bb_per_100": gain, "half_width": width},
+            "runs": self.runs,
+        }
+
+
+def memory_experiment(
+    base: LeagueConfig,
+    out: Path,
+    *,
+    opponent: str = "switch:maniac,nit@0.1",
+    eval_hands: int = 20_000,
+    progress: Progress | None = None,
+) -> MemoryResult:
+    """Train with and without cross-hand memory against ``opponent`` alone and play each
+    learner against it on the same deals (see the module docstring)."""
+    rates: dict[bool, tuple[float, float]] = {}
+    runs = {}
+    for memory in (True, False):
+        name = "memory" if memory else "no-memory"
+        config = base.model_copy(
+            update={
+                "net": base.net.model_copy(update={"cross_hand_memory": memory}),
+                "pool": base.pool.model_copy(
+                    update={"fixed_opponents": {opponent: 1.0}, "fixed_share": 1.0}
+                ),
+            }
+        )
+        if progress is not None:
+            progress(f"training with {name}")
+        train_league(config, out / name, resume_latest=True)
+        agent = load_league_agent(out / name / "last.pt")
+        seats = config.game.seats
+        match = play_match(
+            [agent, load_agent(opponent)],
+            default_lineup(2, seats, against=True),
+            MatchConfig(hands=eval_hands, seats=seats, seed=base.seed + 1),
+            names=[name, opponent],
+        )
+        estimate = match.agents[0].ev_adjusted or match.agents[0].actual
+        rates[memory] = (estimate.bb_per_100, estimate.half_width)
+        runs[name] = str(out / name)
+    return MemoryResult(opponent, base.learning.epochs, rates[True], rates[False], runs)

@@ -1,0 +1,383 @@
+"""The self-play league: config, checkpoint pool, rollouts, REINFORCE, resume, agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from poolshark.agents.loading import load_agent
+from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
+from poolshark.league.actions import (
+    masked_log_probabilities,
+    raise_amounts,
+    sample_actions,
+    sample_sizes,
+    size_log_prob,
+)
+from poolshark.league.agent import read_league_checkpoint
+from poolshark.league.checkpoints import CheckpointPool, thin
+from poolshark.league.config import LeagueConfig, LeagueError, PoolSettings, scheduled
+from poolshark.league.inputs import BET, CALL, FOLD
+from poolshark.league.nets import net_from_config
+from poolshark.league.reinforce import (
+    ActionBaselines,
+    advantages,
+    diversity_penalty,
+    game_steps,
+    reinforce_loss,
+    unroll,
+)
+from poolshark.league.rollout import Experience, collect, discounted_returns, merge
+from poolshark.league.train import HISTORY_COLUMNS, epoch_plan, train_league
+
+TINY: dict[str, Any] = {
+    "game.games_per_epoch": 24,
+    "game.hands_per_game": 4,
+    "learning.epochs": 2,
+    "net.d_model": 16,
+    "net.trunk_heads": 2,
+    "net.cards_heads": 2,
+    "net.trunk_layers": 1,
+    "net.hand_state_dim": 8,
+    "net.game_state_dim": 8,
+    "net.hidden": 32,
+    "pool.snapshot_every": 1,
+    "tensorboard": False,
+}
+
+
+def tiny(**overrides: Any) -> LeagueConfig:
+    return LeagueConfig.load(None, **{**TINY, **overrides})
+
+
+def experience_of(config: LeagueConfig, epoch: int = 0, seed: int = 0) -> tuple[Any, Experience]:
+    torch.manual_seed(seed)
+    net = net_from_config(config.net, config.game.seats)
+    opponent = net_from_config(config.net, config.game.seats)
+    plan = epoch_plan(config, epoch)
+    return net, collect(plan, net, [opponent], (seed, epoch, 0))
+
+
+# -- config -----------------------------------------------------------------------------------
+
+
+def test_unknown_config_keys_are_errors_naming_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "league.toml"
+    path.write_text("[learning]\nentropy_cof = 0.1\n")
+    with pytest.raises(LeagueError, match=r"learning\.entropy_cof: unknown key"):
+        LeagueConfig.load(path)
+    path.write_text("[game]\nseats = 1\n")
+    with pytest.raises(LeagueError, match=r"game\.seats"):
+        LeagueConfig.load(path)
+
+
+def test_milestone_schedules_and_the_showdown_curriculum(tmp_path: Path) -> None:
+    path = tmp_path / "league.toml"
+    path.write_text(
+        "[game]\nhands_per_game = { 0 = 40, 300 = 30, 1000 = 25 }\n"
+        "[rewards]\nshowdown_multiplier_epochs = 100\n"
+    )
+    config = LeagueConfig.load(path)
+    assert [scheduled(config.game.hands_per_game, e) for e in (0, 299, 300, 5000)] == [
+        40,
+        40,
+        30,
+        25,
+    ]
+    rewards = config.rewards
+    assert rewards.showdown_multiplier(0) == pytest.approx(2.0)
+    assert rewards.showdown_multiplier(50) == pytest.approx(1.5)
+    assert rewards.showdown_multiplier(500) == pytest.approx(1.0)
+    path.write_text("[game]\nhands_per_game = { 5 = 40 }\n")
+    with pytest.raises(LeagueError, match="must start at epoch 0"):
+        LeagueConfig.load(path)
+
+
+# -- the checkpoint pool ----------------------------------------------------------------------
+
+
+def test_thinning_keeps_the_latest_and_the_first_and_spreads_the_rest() -> None:
+    epochs = list(range(0, 200, 10))
+    dropped = thin(epochs, max_models=8, keep_latest=3)
+    kept = sorted(set(epochs) - set(dropped))
+    assert len(kept) == 8
+    assert kept[-3:] == [170, 180, 190]
+    assert kept[0] == 0
+    gaps = np.diff(kept[:-3])
+    assert gaps.max() <= 2 * gaps.min() + 10
+
+
+def test_sampling_laws(tmp_path: Path) -> None:
+    for mode, expected in (
+        ("uniform", [1 / 3, 1 / 3, 1 / 3]),
+        ("linear", [1 / 63, 21 / 63, 41 / 63]),
+        ("exponential", np.array([0.25, 0.5, 1.0]) / 1.75),
+    ):
+        pool = CheckpointPool(PoolSettings(sampling=mode, half_life=20.0), tmp_path / mode)
+        for epoch in (0, 20, 40):
+            pool.add(epoch, {"epoch": epoch})
+        assert pool.weights() == pytest.approx(np.asarray(expected))
+        draws = pool.draw(np.random.default_rng(0), 20_000)
+        counts = np.bincount([pool.state().index(s.epoch) for s in draws], minlength=3)
+        assert counts / 20_000 == pytest.approx(np.asarray(expected), abs=0.015)
+
+
+def test_the_pool_deletes_thinned_files(tmp_path: Path) -> None:
+    pool = CheckpointPool(PoolSettings(max_models=3, keep_latest=2), tmp_path)
+    for epoch in range(5):
+        pool.add(epoch, {"epoch": epoch})
+    assert pool.state() == [0, 3, 4]
+    assert sorted(p.name for p in tmp_path.glob("*.pt")) == [
+        "epoch_0000000.pt",
+        "epoch_0000003.pt",
+        "epoch_0000004.pt",
+    ]
+
+
+# -- actions and sizes ------------------------------------------------------------------------
+
+
+def test_sizes_are_drawn_from_the_density_the_loss_scores() -> None:
+    """The sampler and ``size_log_prob`` are one distribution: sampled z match the Normal
+    the loss uses (mean, spread and a Kolmogorov-Smirnov distance)."""
+    mean = torch.full((20_000, 1), 0.3)
+    std = torch.full((20_000, 1), 0.5)
+    z = sample_sizes(mean, std, np.random.default_rng(1)).astype(np.float64)
+    location = float(torch.logit(torch.tensor(0.3)))
+    assert z.mean() == pytest.approx(location, abs=0.02)
+    assert z.std() == pytest.approx(0.5, abs=0.01)
+    grid = np.sort(z)
+    normal = torch.distributions.Normal(location, 0.5)
+    cdf = normal.cdf(torch.from_numpy(grid)).numpy()
+    empirical = np.arange(1, grid.size + 1) / grid.size
+    assert np.abs(cdf - empirical).max() < 0.015
+    density = size_log_prob(mean[:5], std[:5], torch.from_numpy(grid[:5]).float())
+    expected = normal.log_prob(torch.from_numpy(grid[:5])).float()
+    assert torch.allclose(density, expected, atol=1e-5)
+
+
+def test_size_gradient_moves_the_mean_toward_rewarded_sizes() -> None:
+    raw = torch.zeros(1, 1, requires_grad=True)
+    mean = torch.sigmoid(raw)
+    z = torch.tensor([2.0])  # a big bet that was rewarded
+    loss = -size_log_prob(mean, torch.full((1, 1), 0.5), z).sum()
+    loss.backward()
+    assert raw.grad is not None and float(raw.grad) < 0  # descent raises the mean
+
+
+def test_raise_amounts_stay_legal_and_span_min_to_all_in() -> None:
+    low = np.array([4, 4, 4, -1, 10])
+    high = np.array([200, 200, 200, -1, 10])
+    z = np.array([-30.0, 0.0, 30.0, 0.0, 1.0], dtype=np.float32)
+    amounts = raise_amounts(z, low, high)
+    assert amounts.tolist() == [4, round(4 * 50**0.5), 200, -1, 10]
+
+
+def test_sampled_actions_never_pick_illegal_ones() -> None:
+    logits = torch.randn(5000, 3)
+    mask = torch.from_numpy(np.random.default_rng(0).random((5000, 3)) < 0.6)
+    mask[:, CALL] = True
+    probabilities = masked_log_probabilities(logits, mask).exp().numpy().astype(np.float64)
+    actions = sample_actions(probabilities, np.random.default_rng(2))
+    assert mask.numpy()[np.arange(5000), actions].all()
+
+
+# -- the loss ---------------------------------------------------------------------------------
+
+
+def test_the_anti_collapse_penalty_hits_the_action_that_left_the_band() -> None:
+    """The open peer penalised the wrong action indices; here each column is its action."""
+    logits = torch.tensor([[3.0, 0.0, 0.0]] * 10, requires_grad=True)  # fold ~ 0.91
+    mask = torch.ones(10, 3, dtype=torch.bool)
+    probabilities = masked_log_probabilities(logits, mask).exp()
+    penalty, means = diversity_penalty(probabilities, mask, 0.08, 0.80)
+    assert means[FOLD] > 0.8
+    assert float(penalty[FOLD]) == pytest.approx(float(means[FOLD]) - 0.8)
+    assert float(penalty[CALL]) == pytest.approx(0.08 - float(means[CALL]))
+    assert float(penalty[BET]) == pytest.approx(0.08 - float(means[BET]))
+    penalty[FOLD].backward()
+    assert logits.grad is not None
+    assert (logits.grad[:, FOLD] > 0).all()  # descent lowers the fold logit
+    assert (logits.grad[:, [CALL, BET]] < 0).all()
+
+
+def test_the_penalty_averages_each_action_over_rows_where_it_is_legal() -> None:
+    probabilities = torch.tensor([[0.0, 0.5, 0.5], [0.5, 0.25, 0.25]])
+    mask = torch.tensor([[False, True, True], [True, True, True]])
+    _, means = diversity_penalty(probabilities, mask, 0.08, 0.8)
+    assert means.tolist() == pytest.approx([0.5, 0.375, 0.375])
+
+
+def test_baselines_roll_over_the_window_per_action() -> None:
+    baselines = ActionBaselines(window=2)
+    actions = np.array([FOLD, CALL, BET, BET])
+    first = baselines.values(np.array([-1.0, 2.0, 4.0, 6.0]), actions)
+    assert first.tolist() == [-1.0, 2.0, 5.0]  # no window yet: this epoch's means
+    baselines.update(np.array([-1.0, 2.0, 4.0, 6.0]), actions)
+    baselines.update(np.array([-3.0, 0.0, 0.0, 0.0]), actions)
+    baselines.update(np.array([-3.0, 0.0, 0.0, 0.0]), actions)  # the first epoch rolls out
+    assert baselines.values(np.zeros(4), actions).tolist() == [-3.0, 0.0, 0.0]
+    normalized = advantages(np.array([1.0, 2.0, 3.0, 5.0]), actions, np.zeros(3))
+    assert normalized.mean() == pytest.approx(0.0) and normalized.std() == pytest.approx(1.0)
+
+
+def test_discounted_returns_stay_within_their_game() -> None:
+    rewards = np.array([1.0, 10.0, 2.0, 20.0])
+    games = np.array([0, 1, 0, 1])
+    assert discounted_returns(rewards, games, 0.5).tolist() == [2.0, 20.0, 2.0, 20.0]
+    assert discounted_returns(rewards, games, 0.0).tolist() == rewards.tolist()
+
+
+def test_game_steps_order_each_games_decisions() -> None:
+    steps, table = game_steps(np.array([1, 0, 1, 1, 0]))
+    assert steps.tolist() == [0, 0, 1, 2, 1]
+    assert table.tolist() == [[1, 0], [4, 2], [-1, 3]]
+
+
+# -- rollouts and the replay ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("seats", "architecture"), [(2, "transformer"), (6, "cnn"), (3, "mlp")])
+def test_the_replay_reproduces_the_rollouts_probabilities(seats: int, architecture: str) -> None:
+    """Replaying with gradients gives the log-probabilities the actions were sampled from:
+    the same inputs (opponents shuffled), states carried in order, hand states cleared."""
+    config = tiny(**{"game.seats": seats, "net.architecture": architecture})
+    net, experience = experience_of(config)
+    assert experience.size > 50 and experience.new_hand.any() and (~experience.new_hand).any()
+    replay = unroll(net, experience, torch.device("cpu"))
+    mask = torch.from_numpy(experience.inputs.mask)
+    log_p = masked_log_probabilities(replay.action_logits, mask)
+    rows = torch.arange(experience.size)
+    actions = torch.from_numpy(experience.actions)
+    total = log_p[rows, actions].detach()
+    betting = actions == BET
+    sizes = torch.from_numpy(experience.sizes)
+    size_part = size_log_prob(replay.bet_mean, replay.bet_std, sizes).detach()
+    total = total + torch.where(betting, size_part, torch.zeros_like(size_part))
+    assert torch.allclose(total, torch.from_numpy(experience.log_probs), atol=1e-4)
+
+
+def test_memory_heads_get_gradients_through_the_replay() -> None:
+    config = tiny(**{"game.seats": 2})
+    net, experience = experience_of(config)
+    replay = unroll(net, experience, torch.device("cpu"))
+    adv = advantages(
+        experience.returns, experience.actions, np.zeros(3)
+    )
+    reinforce_loss(replay, experience, adv, config.learning, torch.device("cpu")).loss.backward()
+    heads = {
+        name: p.grad
+        for name, p in net.named_parameters()
+        if "hand_state" in name or "game_state" in name
+    }
+    assert heads, "the network has memory heads"
+    assert all(g is not None and float(g.abs().sum()) > 0 for g in heads.values())
+
+
+def test_cash_rewards_are_the_plain_results_without_shaping() -> None:
+    config = tiny(
+        **{
+            "rewards.shaping": False,
+            "rewards.showdown_multiplier_start": 1.0,
+            "game.seats": 3,
+        }
+    )
+    _, experience = experience_of(config)
+    assert experience.hands == 24 * 4
+    assert np.isfinite(experience.returns).all()
+    # each decision's return is one of the hands' results (no decay, no shaping)
+    assert np.isin(np.round(experience.returns, 9), np.round(experience.hand_results, 9)).all()
+
+
+def test_shaping_adds_bonuses_and_the_multiplier_scales_showdowns() -> None:
+    plain = tiny(**{"rewards.shaping": False, "rewards.showdown_multiplier_start": 1.0})
+    shaped = tiny(**{"rewards.steal_bonus": 3.0, "rewards.showdown_multiplier_start": 2.0})
+    _, a = experience_of(plain)
+    _, b = experience_of(shaped)
+    assert np.array_equal(a.actions, b.actions)  # same streams, same play
+    assert a.showdowns == b.showdowns > 0
+    assert b.returns.sum() > a.returns.sum()
+
+
+def test_merged_collections_keep_their_games_apart() -> None:
+    config = tiny()
+    _, a = experience_of(config, seed=1)
+    _, b = experience_of(config, seed=2)
+    both = merge([a, b])
+    assert both.games == a.games + b.games
+    assert both.size == a.size + b.size
+    assert set(both.game[a.size :].tolist()) <= set(range(a.games, a.games + b.games))
+
+
+def test_an_epoch_replays_exactly_from_its_seed() -> None:
+    config = tiny()
+    _, a = experience_of(config, seed=3)
+    _, b = experience_of(config, seed=3)
+    assert np.array_equal(a.actions, b.actions) and np.array_equal(a.returns, b.returns)
+
+
+# -- training, checkpoints, resume ------------------------------------------------------------
+
+
+def test_training_writes_history_pool_and_loadable_checkpoints(tmp_path: Path) -> None:
+    config = tiny(**{"learning.epochs": 3, "tensorboard": True})
+    result = train_league(config, tmp_path / "run")
+    assert len(result.history) == 3 and result.pool == [0, 1, 2, 3]
+    header = (tmp_path / "run" / "history.csv").read_text().splitlines()[0]
+    assert header.split(",") == list(HISTORY_COLUMNS)
+    assert list((tmp_path / "run" / "tensorboard").iterdir())
+    payload = read_league_checkpoint(tmp_path / "run" / "last.pt")
+    assert payload["kind"] == "league" and payload["epoch"] == 3
+    torch.load(tmp_path / "run" / "pool" / "epoch_0000002.pt", weights_only=True)
+    agent = load_agent(str(tmp_path / "run" / "pool" / "epoch_0000002.pt"))
+    match = play_match(
+        [agent, load_agent("station")],
+        default_lineup(2, 6, against=True),
+        MatchConfig(hands=60, seats=6, seed=0),
+    )
+    assert match.agents[0].decisions > 0 and match.agents[0].coerced == 0
+    with pytest.raises(LeagueError, match="already holds a run"):
+        train_league(config, tmp_path / "run")
+
+
+def test_a_killed_run_resumes_to_the_same_weights(tmp_path: Path) -> None:
+    straight = train_league(tiny(**{"learning.epochs": 4, "save_every": 1}), tmp_path / "a")
+    train_league(tiny(**{"learning.epochs": 2, "save_every": 1}), tmp_path / "b")
+    resumed = train_league(
+        tiny(**{"learning.epochs": 4, "save_every": 1}), tmp_path / "b", resume_latest=True
+    )
+    a = read_league_checkpoint(tmp_path / "a" / "last.pt")
+    b = read_league_checkpoint(tmp_path / "b" / "last.pt")
+    for key, value in a["model"].items():
+        assert torch.equal(value, b["model"][key]), key
+    assert [r["loss"] for r in straight.history] == [r["loss"] for r in resumed.history]
+    with pytest.raises(LeagueError, match=r"changed config: learning\.learning_rate"):
+        train_league(
+            tiny(**{"learning.epochs": 5, "learning.learning_rate": 0.1}),
+            tmp_path / "b",
+            resume_latest=True,
+        )
+
+
+def test_resume_from_a_pool_snapshot_is_refused(tmp_path: Path) -> None:
+    train_league(tiny(), tmp_path / "run")
+    with pytest.raises(LeagueError, match="pool snapshot"):
+        train_league(tiny(), tmp_path / "other", resume_from=tmp_path / "run/pool/epoch_0000001.pt")
+
+
+def test_fixed_opponents_take_their_share_of_the_seats(tmp_path: Path) -> None:
+    config = tiny(
+        **{
+            "game.seats": 2,
+            "pool.fixed_opponents": {"station": 1.0},
+            "pool.fixed_share": 1.0,
+        }
+    )
+    result = train_league(config, tmp_path / "run")
+    assert len(result.history) == 2
+    with pytest.raises(LeagueError, match="fixed_share > 0 needs fixed_opponents"):
+        tiny(**{"pool.fixed_share": 0.5})
