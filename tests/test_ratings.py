@@ -263,6 +263,8 @@ def test_elo_table_lists_players_best_first_and_the_pairings() -> None:
     assert "+0.0  [   +0.0,    +0.0]" in lines[3]
     assert "+80.5 +- 12.2" in text or "+80.5 +- 12.3" in text
     assert "90.0%" in text
+    assert pairs[0].as_dict()["score"] == 0.9
+    assert set(bradley_terry(pairs)[0].as_dict()) == {"name", "elo", "low", "high", "games"}
 
 
 @pytest.mark.parametrize(

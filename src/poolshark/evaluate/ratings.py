@@ -66,6 +66,7 @@ MM_TOLERANCE = 1e-4
 TOLERANCE = 1e-12
 """The fit stops when no log-strength moves by more than this."""
 MAX_NEWTON_STEPS = 100
+"""Newton steps allowed after MM before the fit gives up (it needs a handful)."""
 TIE_BB = 1e-9
 """A block whose chips sum to within this many big blinds of zero is a tie."""
 
@@ -96,6 +97,18 @@ class PairResult:
                 f"{self.first} vs {self.second}: wins must be in [0, {self.games}], not {self.wins}"
             )
 
+    def as_dict(self) -> dict[str, str | float | int]:
+        """Plain values for JSON."""
+        return {
+            "first": self.first,
+            "second": self.second,
+            "wins": self.wins,
+            "games": self.games,
+            "score": self.wins / self.games,
+            "bb_per_100": self.bb_per_100,
+            "bb_per_100_ci95": self.bb_per_100_interval,
+        }
+
 
 @dataclass(frozen=True)
 class Rating:
@@ -106,6 +119,16 @@ class Rating:
     low: float
     high: float
     games: int
+
+    def as_dict(self) -> dict[str, str | float | int]:
+        """Plain values for JSON."""
+        return {
+            "name": self.name,
+            "elo": self.elo,
+            "low": self.low,
+            "high": self.high,
+            "games": self.games,
+        }
 
 
 def pair_result(
@@ -280,7 +303,8 @@ def bradley_terry(
     ``anchor`` names the player whose Elo is fixed at ``anchor_elo`` (its interval has zero
     width, the others' are for their difference to it); without one, the ratings' mean is
     ``anchor_elo``. ``prior_games`` (> 0) virtual drawn blocks against an average player
-    keep every rating finite.
+    keep every rating finite. ``iterations`` caps the MM steps before Newton's method
+    finishes the fit.
     """
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, not {iterations}")
