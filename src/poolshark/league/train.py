@@ -15,7 +15,8 @@ A run directory holds ``config.toml``-equivalent JSON in ``config.json``, ``last
 league checkpoint that also carries the optimizer, the schedule, the baselines and the
 pool, so ``--resume-latest`` continues it exactly), ``pool/epoch_*.pt`` snapshots (each an
 agent), ``history.csv`` (one row per epoch, :data:`HISTORY_COLUMNS`) and TensorBoard logs
-in ``tensorboard/``. Every random stream comes from ``(seed, epoch)``: a killed and resumed
+in ``tensorboard/`` (and a Weights & Biases run with ``wandb_project``, the ``wandb`` extra).
+Every random stream comes from ``(seed, epoch)``: a killed and resumed
 run ends with the same weights as an uninterrupted one.
 """
 
@@ -47,6 +48,7 @@ from poolshark.league.remote import RayCollector
 from poolshark.league.rollout import EpochPlan, Experience, collect
 from poolshark.training.common import require_device, save_atomic, write_text_atomic
 from poolshark.training.tensorboard import ScalarLog
+from poolshark.training.wandb_log import WandbLog
 
 HISTORY_COLUMNS = (
     "epoch",
@@ -188,7 +190,7 @@ def train_league(
     write_text_atomic(
         json.dumps(config.model_dump(mode="json"), indent=2) + "\n", out / "config.json"
     )
-    log = ScalarLog(out / "tensorboard") if config.tensorboard else None
+    logs = _logs(config, out)
     remote = None
     if collector is None and config.ray_workers > 0:
         remote = RayCollector(config.ray_workers, address=config.ray_address)
@@ -202,22 +204,37 @@ def train_league(
             if done % config.pool.snapshot_every == 0:
                 pool.add(done, checkpoint_payload(net, done))
                 _NETS.forget_missing()
-            if log is not None:
+            for log in logs:
                 for key, value in row.items():
                     if key != "epoch":
                         log.scalar(f"league/{key}", value, done)
             if done % config.save_every == 0 or done == learning.epochs:
                 _save(out, config, net, optimizer, schedule, pool, baselines, history, done)
-                if log is not None:
+                for log in logs:
                     log.flush()
             if progress is not None:
                 progress(done, row)
     finally:
-        if log is not None:
+        for log in logs:
             log.close()
         if remote is not None:
             remote.close()
     return LeagueResult(out, learning.epochs, history, time.perf_counter() - began, pool.state())
+
+
+def _logs(config: LeagueConfig, out: Path) -> list[ScalarLog | WandbLog]:
+    """TensorBoard (``tensorboard``) and Weights & Biases (``wandb_project``) logs."""
+    logs: list[ScalarLog | WandbLog] = []
+    if config.wandb_project is not None:
+        try:
+            logs.append(
+                WandbLog(config.wandb_project, out.name, config.model_dump(mode="json"), out)
+            )
+        except ImportError as error:
+            raise LeagueError(str(error)) from None
+    if config.tensorboard:
+        logs.append(ScalarLog(out / "tensorboard"))
+    return logs
 
 
 def _epoch(
