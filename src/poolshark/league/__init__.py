@@ -1,0 +1,1 @@
+"""The self-play league: REINFORCE against past checkpoints, with recurrent policies."""
