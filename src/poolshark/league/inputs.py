@@ -71,6 +71,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 import torch
@@ -204,24 +205,8 @@ def encode(decisions: Decisions) -> InputArrays:
     board = decisions.board
     cards[:, 2:] = np.where(board >= 0, board, NO_CARD)
 
-    length = np.minimum(batch.table[tables, LOG_LEN], batch.log.shape[1])
-    source = length[:, None] - HISTORY + np.arange(HISTORY)[None, :]  # (B, HISTORY)
-    present = source >= 0
-    log = batch.log[tables[:, None], np.maximum(source, 0)]  # (B, HISTORY, 4)
-    actor, move = log[:, :, LOG_SEAT], log[:, :, LOG_MOVE]
-    amount, street_of = log[:, :, LOG_AMOUNT], log[:, :, LOG_STREET]
-    relative = (actor - viewers[:, None]) % seats
-    starts = np.take_along_axis(batch.seat[tables, START], actor, axis=1)
-    history = np.zeros((count, HISTORY, ACTION_FEATURES), dtype=np.float64)
-    history[:, :, A_COMMITTED] = amount / np.maximum(starts, 1)
-    history[:, :, A_VIEWER] = relative == 0
-    history[:, :, A_SEAT] = relative / (seats - 1)
-    history[:, :, A_STREET] = street_of / 3.0
-    history[:, :, A_FOLD] = move == FOLD
-    history[:, :, A_CALL] = move == CALL
-    history[:, :, A_RAISE] = move == BET
-    history[:, :, A_AMOUNT] = amount / big / 100.0
-    history[~present] = 0.0
+    history = np.zeros((count, HISTORY, ACTION_FEATURES), dtype=np.float32)
+    fill_history(batch.log, batch.table, batch.seat, tables, viewers, seats, big, history)
 
     street, stack, pot, call = decisions.street, decisions.stack, decisions.pot, decisions.call
     button = batch.table[tables, BUTTON]
@@ -249,12 +234,38 @@ def encode(decisions: Decisions) -> InputArrays:
 
     mask = np.stack([call > 0, np.ones(count, dtype=np.bool_), decisions.min_raise_to >= 0], 1)
     return InputArrays(
-        cards,
-        history.astype(np.float32),
-        scalars.astype(np.float32),
-        opponents.astype(np.float32),
-        mask,
+        cards, history, scalars.astype(np.float32), opponents.astype(np.float32), mask
     )
+
+
+@nb.njit(cache=True, nogil=True)
+def fill_history(
+    log: Int64s,
+    table_state: Int64s,
+    seat_state: Int64s,
+    tables: Int64s,
+    viewers: Int64s,
+    seats: int,
+    big: float,
+    out: Float32s,
+) -> None:
+    """Write each decision's last ``HISTORY`` logged actions into ``out[row]``, most
+    recent last (rows in front stay zero): the compiled loop of :func:`encode`."""
+    for row in range(tables.size):
+        table = tables[row]
+        length = min(table_state[table, LOG_LEN], log.shape[1])
+        kept = min(length, HISTORY)
+        for k in range(kept):
+            entry = log[table, length - kept + k]
+            actor, move, amount = entry[LOG_SEAT], entry[LOG_MOVE], entry[LOG_AMOUNT]
+            relative = (actor - viewers[row]) % seats
+            line = out[row, HISTORY - kept + k]
+            line[A_COMMITTED] = amount / max(seat_state[table, START, actor], 1)
+            line[A_VIEWER] = 1.0 if relative == 0 else 0.0
+            line[A_SEAT] = relative / (seats - 1)
+            line[A_STREET] = entry[LOG_STREET] / 3.0
+            line[A_FOLD + move] = 1.0
+            line[A_AMOUNT] = amount / big / 100.0
 
 
 def encode_reference(decisions: Decisions) -> InputArrays:
