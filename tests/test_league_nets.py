@@ -279,6 +279,17 @@ def test_outputs_have_the_interface_shapes_and_ranges(architecture: str, seats: 
 
 
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_an_empty_batch_gives_empty_outputs_in_both_modes(architecture: str) -> None:
+    net = tiny_net(architecture, 6)
+    inputs = PolicyInputs.of(empty_inputs(6))
+    for training in (True, False):
+        net.train(training)
+        out = net(inputs, *net.initial_state(0))
+        shapes = [tuple(tensor.shape) for tensor in out]
+        assert shapes == [(0, 3), (0, 1), (0, 1), (0, 4), (0, 5)]
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
 def test_inputs_of_another_table_size_or_state_width_are_refused(architecture: str) -> None:
     net = tiny_net(architecture, 6)
     inputs = sample_inputs(3, 4)

@@ -217,6 +217,9 @@ class CardsEncoder(nn.Module):
         suit = torch.where(absent, SUITS, cards % SUITS)
         slots = torch.arange(CARD_SLOTS, device=cards.device)
         tokens = self.rank(rank) + self.suit(suit) + self.slot(slots)[None]
+        if cards.shape[0] == 0:  # attention's padding mask cannot take an empty batch
+            empty: Tensor = tokens.sum(dim=1)
+            return empty
         tokens = self.attention(tokens, src_key_padding_mask=absent)
         present = (~absent).to(tokens.dtype)[:, :, None]
         pooled: Tensor = (tokens * present).sum(dim=1) / present.sum(dim=1)
@@ -263,7 +266,7 @@ class TransformerNet(PokerNet):
             [
                 self.cls.expand(count, -1, -1),
                 self.cards(inputs.cards)[:, None],
-                self.history(inputs.history.reshape(count, -1))[:, None],
+                self.history(inputs.history.flatten(1))[:, None],
                 self.scalars(inputs.scalars)[:, None],
                 self.hand_state_token(hand_state)[:, None],
                 self.game_state_token(game_state)[:, None],
@@ -323,14 +326,13 @@ class ConvNet(PokerNet):
         self.heads = OutputHeads(h, config.hand_state_dim, config.game_state_dim)
 
     def features(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> Tensor:
-        count = inputs.size
         state = torch.cat(
-            [inputs.scalars, inputs.opponents.reshape(count, -1), hand_state, game_state], dim=1
+            [inputs.scalars, inputs.opponents.flatten(1), hand_state, game_state], dim=1
         )
         joined = torch.cat(
             [
                 self.cards(card_grid(inputs.cards)),
-                self.history(inputs.history.reshape(count, -1)),
+                self.history(inputs.history.flatten(1)),
                 self.fusion(state),
             ],
             dim=1,
@@ -360,15 +362,14 @@ class MLPNet(PokerNet):
         self.heads = OutputHeads(h, config.hand_state_dim, config.game_state_dim)
 
     def features(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> Tensor:
-        count = inputs.size
         one_hot = nn.functional.one_hot(inputs.cards, NO_CARD + 1)[:, :, :NO_CARD].float()
         flat = torch.cat(
             [
                 one_hot[:, :2].sum(dim=1),
                 one_hot[:, 2:].sum(dim=1),
-                inputs.history.reshape(count, -1),
+                inputs.history.flatten(1),
                 inputs.scalars,
-                inputs.opponents.reshape(count, -1),
+                inputs.opponents.flatten(1),
                 hand_state,
                 game_state,
             ],
