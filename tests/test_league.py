@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 import torch
 
+from poolshark.agents.bots import CallingStation
 from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import AgentError, Decisions, Moves
+from poolshark.agents.switching import SwitchingAgent
+from poolshark.engine.batched import BatchedTables
 from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
 from poolshark.league.actions import (
     masked_log_probabilities,
@@ -33,6 +37,7 @@ from poolshark.league.reinforce import (
 )
 from poolshark.league.rollout import Experience, collect, discounted_returns, merge
 from poolshark.league.train import HISTORY_COLUMNS, epoch_plan, train_league
+from poolshark.play.loop import match_game
 
 TINY: dict[str, Any] = {
     "game.games_per_epoch": 24,
@@ -48,6 +53,23 @@ TINY: dict[str, Any] = {
     "pool.snapshot_every": 1,
     "tensorboard": False,
 }
+
+
+LEARNING_RUN: dict[str, Any] = {
+    "game.seats": 2,
+    "game.games_per_epoch": 256,
+    "game.hands_per_game": 8,
+    "learning.epochs": 40,
+    "learning.learning_rate": 3e-3,
+    "learning.entropy_coef": 0.01,
+    "learning.lr_decay_steps": 1000,
+    "net.architecture": "mlp",
+    "net.hidden": 64,
+    "net.hand_state_dim": 16,
+    "net.game_state_dim": 16,
+    "pool.snapshot_every": 5,
+}
+"""The learning test's run: heads-up self-play, a small MLP (about 40 s here)."""
 
 
 def tiny(**overrides: Any) -> LeagueConfig:
@@ -196,9 +218,10 @@ def test_the_anti_collapse_penalty_hits_the_action_that_left_the_band() -> None:
     probabilities = masked_log_probabilities(logits, mask).exp()
     penalty, means = diversity_penalty(probabilities, mask, 0.08, 0.80)
     assert means[FOLD] > 0.8
-    assert float(penalty[FOLD]) == pytest.approx(float(means[FOLD]) - 0.8)
-    assert float(penalty[CALL]) == pytest.approx(0.08 - float(means[CALL]))
-    assert float(penalty[BET]) == pytest.approx(0.08 - float(means[BET]))
+    values, mean_p = penalty.detach(), means.detach()
+    assert float(values[FOLD]) == pytest.approx(float(mean_p[FOLD]) - 0.8)
+    assert float(values[CALL]) == pytest.approx(0.08 - float(mean_p[CALL]))
+    assert float(values[BET]) == pytest.approx(0.08 - float(mean_p[BET]))
     penalty[FOLD].backward()
     assert logits.grad is not None
     assert (logits.grad[:, FOLD] > 0).all()  # descent lowers the fold logit
@@ -241,11 +264,23 @@ def test_game_steps_order_each_games_decisions() -> None:
 # -- rollouts and the replay ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("seats", "architecture"), [(2, "transformer"), (6, "cnn"), (3, "mlp")])
-def test_the_replay_reproduces_the_rollouts_probabilities(seats: int, architecture: str) -> None:
+@pytest.mark.parametrize(
+    ("seats", "architecture", "memory"),
+    [(2, "transformer", True), (6, "cnn", True), (3, "mlp", True), (2, "mlp", False)],
+)
+def test_the_replay_reproduces_the_rollouts_probabilities(
+    seats: int, architecture: str, memory: bool
+) -> None:
     """Replaying with gradients gives the log-probabilities the actions were sampled from:
-    the same inputs (opponents shuffled), states carried in order, hand states cleared."""
-    config = tiny(**{"game.seats": seats, "net.architecture": architecture})
+    the same inputs (opponents shuffled), states carried in order, hand states cleared
+    (and game states too, without cross-hand memory)."""
+    config = tiny(
+        **{
+            "game.seats": seats,
+            "net.architecture": architecture,
+            "net.cross_hand_memory": memory,
+        }
+    )
     net, experience = experience_of(config)
     assert experience.size > 50 and experience.new_hand.any() and (~experience.new_hand).any()
     replay = unroll(net, experience, torch.device("cpu"))
@@ -381,3 +416,57 @@ def test_fixed_opponents_take_their_share_of_the_seats(tmp_path: Path) -> None:
     assert len(result.history) == 2
     with pytest.raises(LeagueError, match="fixed_share > 0 needs fixed_opponents"):
         tiny(**{"pool.fixed_share": 0.5})
+
+
+def test_the_shipped_config_loads() -> None:
+    config = LeagueConfig.load(Path(__file__).parent.parent / "configs" / "league.toml")
+    assert config.net.architecture == "transformer" and config.game.seats == 6
+
+
+# -- the switching opponent -------------------------------------------------------------------
+
+
+class _Folder:
+    def act(self, decisions: Decisions) -> Moves:
+        return Moves(np.zeros(decisions.size, dtype=np.int64))
+
+
+def test_the_switching_agent_switches_at_new_hands_at_its_rate() -> None:
+    batch = BatchedTables(match_game(2, 1, 2, 0.0, None, exact_ev=False), 4000, seed=1)
+    batch.reset(stacks=200)
+    legal = batch.legal()
+    tables = np.arange(4000)
+    seats = legal.to_act[tables]
+    agent = SwitchingAgent([CallingStation(), _Folder()], ["station", "folder"], 0.3)
+    rng = np.random.default_rng(0)
+    ids = np.zeros(4000, dtype=np.int64)
+    first = agent.act(Decisions(batch, tables, seats, ids, legal, rng))
+    before = agent.current(tables, seats)
+    again = agent.act(Decisions(batch, tables, seats, ids, legal, rng))
+    assert np.array_equal(agent.current(tables, seats), before)  # same hand: no switch
+    assert np.array_equal(np.asarray(first.move), np.asarray(again.move))
+    assert np.array_equal(np.asarray(first.move), np.where(before == 0, 1, 0))
+    agent.act(Decisions(batch, tables, seats, ids + 1, legal, rng))
+    switched = (agent.current(tables, seats) != before).mean()
+    assert switched == pytest.approx(0.3, abs=0.03)
+    assert isinstance(load_agent("switch:station,nit@0.2"), SwitchingAgent)
+    with pytest.raises(AgentError, match="at least two"):
+        load_agent("switch:station")
+
+
+# -- learning ---------------------------------------------------------------------------------
+
+
+def test_a_short_self_play_run_beats_random_and_a_calling_station(tmp_path: Path) -> None:
+    """The done-means of the league: after a brief self-play run (no bots in training) the
+    learner beats the random bot and the calling station, 95% intervals above zero."""
+    config = tiny(**LEARNING_RUN)
+    train_league(config, tmp_path / "run")
+    agent = load_agent(str(tmp_path / "run" / "last.pt"))
+    for bot in ("random", "station"):
+        match = play_match(
+            [agent, load_agent(bot)], [0, 1], MatchConfig(hands=20_000, seats=2, seed=11)
+        )
+        estimate = match.agents[0].ev_adjusted or match.agents[0].actual
+        low, _ = estimate.interval
+        assert low > 0, f"against {bot}: {estimate.bb_per_100:+.1f} ± {estimate.half_width:.1f}"

@@ -4,7 +4,8 @@
 :class:`~poolshark.league.nets.PokerNet`. It keeps two recurrent states for every (table,
 seat) it plays: the *hand state*, cleared when a new hand starts there (a new hand id),
 and the *game state*, carried from hand to hand until :meth:`LeagueAgent.new_games` clears
-it (a league game starts; in a match it lasts the whole match). Actions are drawn from the
+it (a league game starts; in a match it lasts the whole match), or cleared every hand too
+for a network without ``cross_hand_memory``. Actions are drawn from the
 legal fold / call / bet probabilities and bet sizes from the size head
 (:mod:`poolshark.league.actions`), both with the decision's random stream, so a match or a
 rollout replays from its seed.
@@ -112,6 +113,8 @@ class LeagueAgent:
             )
         new_hand = self._hand_id[tables, seats] != decisions.hand_ids
         self._hand[tables[new_hand], seats[new_hand]] = 0.0
+        if not self.net.cross_hand_memory:
+            self._game[tables[new_hand], seats[new_hand]] = 0.0
         self._hand_id[tables, seats] = decisions.hand_ids
         hand = torch.from_numpy(self._hand[tables, seats]).to(self.device)
         game = torch.from_numpy(self._game[tables, seats]).to(self.device)

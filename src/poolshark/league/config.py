@@ -145,6 +145,7 @@ class LearningSettings(_Section):
     diversity_lo: float = Field(0.08, ge=0.0, le=1.0)
     diversity_hi: float = Field(0.80, ge=0.0, le=1.0)
     action_baseline_window: int = Field(50, ge=1)
+    baseline: Literal["per-action", "pooled"] = "per-action"
     shuffle_opponents: bool = True
 
     @model_validator(mode="after")

@@ -47,7 +47,16 @@ col  name            value
                      after the flop, 1 is the button
 10   live            players not folded / seats
 11   min_raise_to    smallest legal raise-to total, bb / 100 (0: no raise allowed)
+12   preflop_rank    1 - the hole cards' preflop percentile (1: aces, near 0: 72o)
+13   made            made-hand strength on the board shown (0 preflop), as the
+                     exploiter and the styles see it (``agents.bots.hand_strengths``)
+14   draw            draw strength on the board shown (0 preflop and on the river)
 ==== =============== ============================================================
+
+Columns 12-14 summarise the cards' strength. They encode nothing a player cannot see, and
+spare REINFORCE from rediscovering hand rankings from one-hot cards: a heads-up MLP
+trained 100 epochs on raw cards alone still only broke even against a calling station
+(``docs/league.md``).
 
 ``opponents`` (``seats - 1`` rows, clockwise from the viewer's left, x ``OPPONENT_FEATURES``):
 
@@ -76,7 +85,9 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from poolshark.agents.bots import hand_strengths
 from poolshark.agents.protocol import Decisions
+from poolshark.cards.combos import COMBO_INDEX
 from poolshark.engine.kernel import BET as SEAT_BET
 from poolshark.engine.kernel import (
     BUTTON,
@@ -90,6 +101,7 @@ from poolshark.engine.kernel import (
     START,
     TOTAL,
 )
+from poolshark.pool.strength import preflop_percentile
 
 __all__ = [
     "ACTION_FEATURES",
@@ -118,7 +130,7 @@ Bools = npt.NDArray[np.bool_]
 HISTORY = 64
 """Actions of the current hand kept, most recent last, zero-padded at the front."""
 ACTION_FEATURES = 8
-SCALARS = 12
+SCALARS = 15
 OPPONENT_FEATURES = 6
 NO_CARD = 52
 """Card id of a board card not yet shown."""
@@ -133,6 +145,7 @@ A_COMMITTED, A_VIEWER, A_SEAT, A_STREET, A_FOLD, A_CALL, A_RAISE, A_AMOUNT = ran
 # Columns of ``scalars``.
 S_STREET, S_STACK, S_POT, S_CALL, S_ODDS, S_STACK_TO_POT = 0, 4, 5, 6, 7, 8
 S_POSITION, S_LIVE, S_MIN_RAISE = 9, 10, 11
+S_PREFLOP, S_MADE, S_DRAW = 12, 13, 14
 # Columns of ``opponents``.
 O_STACK, O_BET, O_PUT_IN, O_FOLDED, O_BUTTON, O_SEAT = range(6)
 
@@ -220,6 +233,7 @@ def encode(decisions: Decisions) -> InputArrays:
     scalars[:, S_POSITION] = (viewers - button - 1) % seats / (seats - 1)
     scalars[:, S_LIVE] = (batch.seat[tables, FOLDED] == 0).sum(axis=1) / seats
     scalars[:, S_MIN_RAISE] = np.maximum(decisions.min_raise_to, 0) / big / 100.0
+    scalars[:, S_PREFLOP:] = strengths(decisions.hole_cards, board, street)
 
     offsets = np.arange(1, seats)
     others = (viewers[:, None] + offsets[None, :]) % seats  # (B, seats - 1)
@@ -268,6 +282,19 @@ def fill_history(
             line[A_AMOUNT] = amount / big / 100.0
 
 
+def strengths(hole: Int64s, board: Int64s, street: Int64s) -> Floats:
+    """(B, 3) preflop rank, made and draw strength of own cards on the board shown
+    (``board`` -1 where not dealt)."""
+    out = np.zeros((hole.shape[0], 3))
+    out[:, 0] = 1.0 - preflop_percentile()[COMBO_INDEX[hole[:, 0], hole[:, 1]]]
+    postflop = np.flatnonzero(street > 0)
+    if postflop.size:
+        out[postflop, 1], out[postflop, 2] = hand_strengths(
+            hole[postflop], board[postflop], street[postflop].astype(np.float64)
+        )
+    return out
+
+
 def encode_reference(decisions: Decisions) -> InputArrays:
     """The policy inputs, one decision at a time from its :class:`SeatView` (the readable
     definition that :func:`encode` must equal)."""
@@ -313,6 +340,10 @@ def _encode_one(decisions: Decisions, row: int) -> InputArrays:
     line[S_POSITION] = (view.seat - view.button - 1) % seats / (seats - 1)
     line[S_LIVE] = sum(not f for f in view.folded) / seats
     line[S_MIN_RAISE] = (view.min_raise_to or 0) / big / 100.0
+    shown = np.full((1, 5), -1, dtype=np.int64)
+    shown[0, : len(view.board)] = view.board
+    holes = np.array([view.hole_cards], dtype=np.int64)
+    line[S_PREFLOP:] = strengths(holes, shown, np.array([view.street]))[0]
 
     opponents = np.zeros((1, seats - 1, OPPONENT_FEATURES), dtype=np.float64)
     for offset in range(1, seats):

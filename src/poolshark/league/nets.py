@@ -89,6 +89,9 @@ class NetConfig(BaseModel):
 
     ``d_model``, the heads and the layers shape the Transformer; ``hidden`` is the width
     of the CNN's and the MLP's layers; the state sizes are those of every architecture.
+    ``cross_hand_memory = false`` clears the game state with the hand state at every new
+    hand (players of the network do it: ``league.agent`` and the replay), the control of
+    the memory experiment.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -101,6 +104,7 @@ class NetConfig(BaseModel):
     hand_state_dim: int = Field(64, gt=0)
     game_state_dim: int = Field(64, gt=0)
     hidden: int = Field(256, gt=0)
+    cross_hand_memory: bool = True
 
     @model_validator(mode="after")
     def _heads_divide_width(self) -> NetConfig:
@@ -158,6 +162,7 @@ class PokerNet(nn.Module):
         self.seats = seats
         self.hand_state_dim = config.hand_state_dim
         self.game_state_dim = config.game_state_dim
+        self.cross_hand_memory = config.cross_hand_memory
 
     def forward(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> PolicyOutput:
         """Outputs for B decisions given each one's current hand and game state."""

@@ -3,7 +3,8 @@
 1. :func:`unroll` replays an epoch's decisions through the network in the order they were
    taken, game by game, carrying the hand and game states from each decision to the next
    *with their gradients* (backpropagation through the whole game), so the memory heads
-   learn what to remember. The replay sees the same inputs and states as the rollout, so
+   learn what to remember (a network without ``cross_hand_memory`` has its game state
+   cleared at each hand, as it is in play). The replay sees the same inputs and states as the rollout, so
    its probabilities equal the ones the actions were sampled from.
 2. :class:`ActionBaselines` keeps, per action (fold / call / bet), the mean return of that
    action over the last ``action_baseline_window`` epochs. A decision's advantage is its
@@ -82,7 +83,8 @@ def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Repla
         cols = torch.from_numpy(cols_np).to(device)
         rows = torch.from_numpy(table[step, cols_np]).to(device)
         keep = (~new_hand[rows]).to(hand.dtype).unsqueeze(1)
-        output = net(inputs.index(rows), hand[cols] * keep, game[cols])
+        carried = game[cols] if net.cross_hand_memory else game[cols] * keep
+        output = net(inputs.index(rows), hand[cols] * keep, carried)
         hand = hand.index_copy(0, cols, output.hand_state)
         game = game.index_copy(0, cols, output.game_state)
         rows_all.append(rows)
@@ -98,10 +100,12 @@ def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Repla
 
 
 class ActionBaselines:
-    """Per-action rolling mean return over the last ``window`` epochs."""
+    """Per-action rolling mean return over the last ``window`` epochs (``pooled``: one
+    mean over every action, the same for all)."""
 
-    def __init__(self, window: int) -> None:
+    def __init__(self, window: int, *, pooled: bool = False) -> None:
         self.epochs: deque[tuple[Floats, Floats]] = deque(maxlen=window)
+        self.pooled = pooled
 
     def values(self, returns: Floats, actions: Int64s) -> Floats:
         """(3,) the baselines for this epoch: the window's means, or this epoch's mean
@@ -112,6 +116,9 @@ class ActionBaselines:
             sums += s
             counts += c
         now_sums, now_counts = per_action(returns, actions)
+        if self.pooled:
+            sums, counts = np.full(ACTIONS, sums.sum()), np.full(ACTIONS, counts.sum())
+            now_sums, now_counts = np.full(ACTIONS, now_sums.sum()), np.full(ACTIONS, now_counts.sum())
         fallback = np.divide(now_sums, now_counts, out=np.zeros(ACTIONS), where=now_counts > 0)
         values: Floats = np.where(counts > 0, sums / np.maximum(counts, 1), fallback)
         return values

@@ -139,6 +139,13 @@ def league_game(settings: GameSettings) -> GameConfig:
     )
 
 
+def action_bound(game: GameSettings) -> int:
+    """A log long enough for any hand: every raise adds at least a big blind, so a street
+    holds at most ``stack / big blind`` raises, each answered by every other seat."""
+    raises = int(np.ceil(game.stack_hi_bb)) + 1
+    return 4 * game.seats + raises * game.seats
+
+
 class _LearnerLog:
     """The learner's recorder: every decision's inputs and choices, keyed by hand."""
 
@@ -200,7 +207,9 @@ class _Collection:
         self.plan = plan
         game = plan.game
         self.big_blind = game.big_blind
-        self.batch = BatchedTables(league_game(game), plan.games, seed=0)
+        self.batch = BatchedTables(
+            league_game(game), plan.games, seed=0, max_actions=action_bound(game)
+        )
         streams = np.random.SeedSequence(list(key)).spawn(4 + len(opponents) + len(fixed))
         self.batch.rng[:] = streams[0].generate_state(plan.games, dtype=np.uint64) | np.uint64(1)
         self.draw = np.random.default_rng(streams[1])

@@ -173,7 +173,9 @@ def train_league(
         optimizer, step_size=learning.lr_decay_steps, gamma=learning.lr_decay_gamma
     )
     pool = CheckpointPool(config.pool, out / "pool")
-    baselines = ActionBaselines(learning.action_baseline_window)
+    baselines = ActionBaselines(
+        learning.action_baseline_window, pooled=learning.baseline == "pooled"
+    )
     history: list[dict[str, float]] = []
     start = 0
     source = resume_from or (out / "last.pt" if resume_latest else None)
