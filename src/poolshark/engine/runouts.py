@@ -127,7 +127,8 @@ def _runouts_kernel(
         known = 0 if end == PREFLOP else end + 2
         used = np.zeros(52, dtype=np.bool_)
         for c in range(2 * n + known):
-            used[cards[i, c]] = True
+            if c >= 2 * n or seat[i, START, c // 2] > 0:  # an empty seat's cards are not dealt
+                used[cards[i, c]] = True
         deck = np.flatnonzero(~used)
         missing = 5 - known
         work_cards = cards[i].copy()
