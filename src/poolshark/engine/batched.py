@@ -244,13 +244,10 @@ def next_occupied_seats(buttons: Int64s, occupied: Bools) -> Int64s:
     """Per row, the first seat clockwise after ``buttons`` where ``occupied`` (k, seats)
     holds: where the button moves on to (the next seat when every seat is occupied)."""
     seats = occupied.shape[1]
-    if occupied.all():
-        moved: Int64s = (buttons + 1) % seats
-        return moved
     candidates = (buttons[:, None] + np.arange(1, seats + 1)[None, :]) % seats
     rows = np.arange(buttons.size)
     first = np.argmax(occupied[rows[:, None], candidates], axis=1)
-    moved = candidates[rows, first]
+    moved: Int64s = candidates[rows, first]
     return moved
 
 
@@ -384,8 +381,8 @@ class BatchedTables:
         lowest = int(rows.min()) if rows.size else 1
         if lowest < 0:
             raise ValueError("stacks must be whole chips, at least 0 (0: an empty seat)")
-        occupied = rows > 0
-        if lowest == 0:
+        occupied = rows > 0 if lowest == 0 else None  # None: every seat occupied
+        if occupied is not None:
             counts = occupied.sum(axis=1)
             if counts.min() < 2:
                 short = int(index[np.argmax(counts < 2)])
@@ -394,18 +391,21 @@ class BatchedTables:
                     " least 2 seats with positive stacks (a stack of 0 is an empty seat)"
                 )
         if buttons is None:
-            button_rows = next_occupied_seats(self.table[index, BUTTON], occupied)
+            button_rows = (self.table[index, BUTTON] + 1) % seats
+            if occupied is not None:
+                button_rows = next_occupied_seats(self.table[index, BUTTON], occupied)
         else:
             button_rows = np.broadcast_to(np.asarray(buttons, dtype=np.int64), index.shape)
             if button_rows.size and (button_rows.min() < 0 or button_rows.max() >= seats):
                 raise ValueError(f"a button must be a seat 0..{seats - 1}")
-            empty = ~occupied[np.arange(index.size), button_rows]
-            if empty.any():
-                k = int(np.argmax(empty))
-                raise ValueError(
-                    f"table {int(index[k])}: the button is on seat {int(button_rows[k])},"
-                    " an empty seat (stack 0)"
-                )
+            if occupied is not None:
+                empty = ~occupied[np.arange(index.size), button_rows]
+                if empty.any():
+                    k = int(np.argmax(empty))
+                    raise ValueError(
+                        f"table {int(index[k])}: the button is on seat {int(button_rows[k])},"
+                        " an empty seat (stack 0)"
+                    )
         shuffle = hole_cards is None
         if not shuffle:
             if boards is None:
