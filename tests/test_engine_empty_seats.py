@@ -21,6 +21,7 @@ from poolshark.engine.batched import BatchedTables, next_occupied_seats
 from poolshark.engine.config import Betting, GameConfig, Settlement
 from poolshark.engine.kernel import BET, BUTTON, FOLDED, RAKE, SHOWDOWN, START, TOTAL
 from poolshark.engine.observation import PER_SEAT, PrivilegedObservation, PublicObservation
+from poolshark.engine.runouts import sampled_net
 from poolshark.engine.table import ForcedBets, Legal, Move, Table
 
 MOVES = (Move.FOLD, Move.CHECK_CALL, Move.RAISE)
@@ -191,6 +192,30 @@ def test_empty_seats_play_like_a_smaller_table(
     assert big_expected == pytest.approx(small.expected_net, abs=1e-9)
     assert big_batch.expected_net[0].tolist() == pytest.approx(big.expected_net, abs=1e-9)
     assert Table.from_dict(big_table.to_dict()).result == big
+
+
+def test_sampled_runouts_leave_empty_seats_cards_in_the_deck() -> None:
+    """An all-in before the flop with seats 1 and 3 empty: the sampled runouts (same
+    stream) equal those of the 4-seat table of the occupied seats, to the last bit."""
+    rng = random.Random(4)
+    deck = rng.sample(range(52), 2 * SEATS + 5)
+    occupied = [0, 2, 4, 5]
+    stacks = [100, 0, 100, 0, 100, 100]
+    small_cards = [c for s in occupied for c in deck[2 * s : 2 * s + 2]] + deck[2 * SEATS :]
+    results = []
+    for config, seat_stacks, cards in (
+        (GameConfig(seats=SEATS), stacks, deck),
+        (GameConfig(seats=4), [100] * 4, small_cards),
+    ):
+        batch = one_table(config, seat_stacks, 0, cards)
+        batch.step([2], [100])  # the first to act shoves; everyone calls
+        while not batch.done[0]:
+            batch.step([1])
+        results.append(sampled_net(batch, np.array([0]), 40, np.random.default_rng(9))[0])
+    big, small = results
+    assert big[occupied].tolist() == small.tolist()
+    assert big[[1, 3]].tolist() == [0.0, 0.0]
+    assert small.tolist() != [0.0] * 4
 
 
 @pytest.mark.parametrize("face", ["kernel", "table"])
