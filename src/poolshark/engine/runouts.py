@@ -9,9 +9,10 @@ expectation, whose leftover noise shrinks as 1/sqrt(runouts), at a fixed cost.
 
 Each runout re-runs the engine's compiled ``settle`` on a copy of the finished table with
 the unseen board cards redrawn (from the cards no seat holds, folded seats included, as the
-exact settlement does; an empty seat holds none), so pots, side pots, rake and odd chips follow the engine exactly.
-The tests compare the mean with the engine's exact ``expected_net``. :func:`hand_results`
-is what a play loop books at a hand's end under each :class:`AllInEV` setting.
+exact settlement does; an empty seat holds none), so pots, side pots, rake and odd chips
+follow the engine exactly. The tests compare the mean with the engine's exact
+``expected_net``. :func:`hand_results` is what a play loop books at a hand's end under
+each :class:`AllInEV` setting.
 """
 
 from __future__ import annotations
