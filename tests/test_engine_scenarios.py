@@ -851,16 +851,18 @@ def test_unknown_move_is_refused() -> None:
 @pytest.mark.parametrize(
     ("stacks", "button", "message"),
     [
-        ([100, 100], 0, r"need 3 positive whole-chip stacks, got \[100, 100\]"),
-        ([100, 0, 100], 0, "need 3 positive whole-chip stacks"),
-        ([100, -5, 100], 0, "need 3 positive whole-chip stacks"),
+        ([100, 100], 0, r"need 3 whole-chip stacks of at least 0, got \[100, 100\]"),
+        ([100, 0, 0], 0, "a hand needs at least 2 occupied seats"),
+        ([100, -5, 100], 0, "need 3 whole-chip stacks of at least 0"),
+        ([100, 0, 100], 1, "the button is on seat 1, an empty seat"),
         ([100] * 3, 3, "button 3 is not a seat of 3"),
         ([100] * 3, -1, "button -1 is not a seat of 3"),
     ],
 )
 def test_bad_stacks_or_button(stacks: list[int], button: int, message: str) -> None:
-    """The constructor names a wrong number of stacks, a non-positive stack, or a button
-    that is not a seat."""
+    """The constructor names a wrong number of stacks, a negative stack, fewer than two
+    occupied seats (a stack of 0 is an empty seat), or a button that is not an occupied
+    seat."""
     with pytest.raises(ValueError, match=message):
         Table(GameConfig(seats=3), stacks, button=button, seed=1)
 

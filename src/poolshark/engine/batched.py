@@ -2,7 +2,8 @@
 
 :class:`BatchedTables` keeps N tables of one :class:`GameConfig` as arrays and applies one
 action per table in a single compiled call. Tables finish at different times and are
-dealt a new hand independently (:meth:`BatchedTables.reset`). The rules are those of
+dealt a new hand independently (:meth:`BatchedTables.reset`); a seat dealt a stack of 0
+sits out that hand (an empty seat, for tournament play). The rules are those of
 :class:`poolshark.engine.table.Table`, line for line (the tests replay batched hands
 through a ``Table`` and compare), with one difference of interface: a batch never raises.
 It exposes what is legal (:meth:`BatchedTables.legal`) and turns an illegal request into
@@ -66,6 +67,7 @@ __all__ = [
     "UInt64s",
     "deal",
     "legal_tables",
+    "next_occupied_seats",
     "next_random",
     "play_random_hands",
     "random_action",
@@ -238,6 +240,17 @@ def play_random_hands(
 # -- the Python face -----------------------------------------------------------------------
 
 
+def next_occupied_seats(buttons: Int64s, occupied: Bools) -> Int64s:
+    """Per row, the first seat clockwise after ``buttons`` where ``occupied`` (k, seats)
+    holds: where the button moves on to (the next seat when every seat is occupied)."""
+    seats = occupied.shape[1]
+    candidates = (buttons[:, None] + np.arange(1, seats + 1)[None, :]) % seats
+    rows = np.arange(buttons.size)
+    first = np.argmax(occupied[rows[:, None], candidates], axis=1)
+    moved: Int64s = candidates[rows, first]
+    return moved
+
+
 @dataclass(frozen=True)
 class LegalBatch:
     """What the player to act at each table may do; -1 everywhere at finished tables.
@@ -349,10 +362,12 @@ class BatchedTables:
     ) -> Int64s:
         """Deal new hands at tables ``which`` (default: every finished table).
 
-        ``stacks`` is one depth for every seat or a row per table; ``buttons`` defaults to
-        moving each button one seat on. Cards come from each table's own random stream,
-        unless ``hole_cards`` (k, seats, 2) and ``boards`` (k, 5) are given. Returns the
-        indices of the tables reset.
+        ``stacks`` is one depth for every seat or a row per table; a stack of 0 is an empty
+        seat (a busted player sitting out: dealt out, posting nothing; at least two seats
+        must be occupied). ``buttons`` defaults to moving each button on to the next
+        occupied seat; a given button must be an occupied seat. Cards come from each
+        table's own random stream, unless ``hole_cards`` (k, seats, 2) and ``boards``
+        (k, 5) are given. Returns the indices of the tables reset.
         """
         seats = self.config.seats
         index = (
@@ -363,14 +378,34 @@ class BatchedTables:
         if index.size and (index.min() < 0 or index.max() >= self.size):
             raise ValueError(f"table index out of range 0..{self.size - 1}")
         rows = np.broadcast_to(np.asarray(stacks, dtype=np.int64), (index.size, seats))
-        if rows.size and rows.min() <= 0:
-            raise ValueError("stacks must be positive whole chips")
+        lowest = int(rows.min()) if rows.size else 1
+        if lowest < 0:
+            raise ValueError("stacks must be whole chips, at least 0 (0: an empty seat)")
+        occupied = rows > 0 if lowest == 0 else None  # None: every seat occupied
+        if occupied is not None:
+            counts = occupied.sum(axis=1)
+            if counts.min() < 2:
+                short = int(index[np.argmax(counts < 2)])
+                raise ValueError(
+                    f"table {short} has {int(counts.min())} occupied seat(s); a hand needs at"
+                    " least 2 seats with positive stacks (a stack of 0 is an empty seat)"
+                )
         if buttons is None:
             button_rows = (self.table[index, BUTTON] + 1) % seats
+            if occupied is not None:
+                button_rows = next_occupied_seats(self.table[index, BUTTON], occupied)
         else:
             button_rows = np.broadcast_to(np.asarray(buttons, dtype=np.int64), index.shape)
             if button_rows.size and (button_rows.min() < 0 or button_rows.max() >= seats):
                 raise ValueError(f"a button must be a seat 0..{seats - 1}")
+            if occupied is not None:
+                empty = ~occupied[np.arange(index.size), button_rows]
+                if empty.any():
+                    k = int(np.argmax(empty))
+                    raise ValueError(
+                        f"table {int(index[k])}: the button is on seat {int(button_rows[k])},"
+                        " an empty seat (stack 0)"
+                    )
         shuffle = hole_cards is None
         if not shuffle:
             if boards is None:

@@ -16,7 +16,8 @@ history shows, :class:`~poolshark.engine.config.HouseRule` bits).
 * Betting: :func:`legal_bounds` (what the player to act may do), :func:`note_raise` (the
   raise increment, the raise count and who may act again), :func:`act` (apply a move,
   coercing an illegal one), :func:`advance` (the next player, the next street, or the end
-  of the betting), :func:`start_hand` and :func:`post_given_bets` (the forced bets).
+  of the betting), :func:`start_hand` and :func:`post_given_bets` (the forced bets;
+  :func:`start_hand` treats a seat with a starting stack of 0 as empty).
 * Settlement: :func:`rake_for`, :func:`layer_pots` (side pots from contributions, dead
   chips and the rake), :func:`award_pots` (each pot to its best hands, odd chips clockwise
   from the button's left), :func:`settle` (a table's whole payout, EV settlement
@@ -241,31 +242,55 @@ def act(r: Rules, seat: Int64s, table: Int64s, log: Int64s, move: int, amount: i
 
 
 @nb.njit(inline="always")
+def next_occupied(seat: Int64s, after: int, seats: int) -> int:
+    """The first occupied seat (a starting stack above 0) clockwise after ``after``."""
+    for step in range(1, seats + 1):
+        s = (after + step) % seats
+        if seat[START, s] > 0:
+            return s
+    return after
+
+
+@nb.njit(inline="always")
 def start_hand(r: Rules, seat: Int64s, table: Int64s, button: int) -> None:
     """Start one table's hand from the stacks in ``seat[START]``: post the config's forced
-    bets (antes dead, blinds, straddle) and find the first to act."""
+    bets (antes dead, blinds, straddle) and find the first to act.
+
+    A seat whose starting stack is 0 is empty: folded from the start, it posts nothing and
+    never acts. The blinds go to the occupied seats after the button; with two occupied
+    seats the button posts the small blind (heads-up) and nobody straddles. The button
+    should be an occupied seat, and at least two seats occupied (``BatchedTables.reset``
+    checks both)."""
     n = r.seats
     seat[STACK] = seat[START]
     seat[BET : NET + 1] = 0
     table[:] = 0
     table[BUTTON] = button
     table[STREET] = PREFLOP
+    occupied = 0
     for s in range(n):
+        if seat[START, s] > 0:
+            occupied += 1
+        else:
+            seat[FOLDED, s] = 1
         paid = min(r.ante, seat[STACK, s])
         seat[STACK, s] -= paid
         seat[TOTAL, s] += paid
-    if n == 2:
-        small, big = button, (button + 1) % n
+    if occupied == 2:
+        small = button
+        big = next_occupied(seat, button, n)
     else:
-        small, big = (button + 1) % n, (button + 2) % n
+        small = next_occupied(seat, button, n)
+        big = next_occupied(seat, small, n)
     put_in(seat, small, r.small_blind)
     put_in(seat, big, r.big_blind)
     last = big
-    if r.straddle:
-        last = (big + 1) % n
-        put_in(seat, last, r.straddle)
-    table[CURRENT_BET] = max(max(r.big_blind, r.straddle), seat[BET].max())
-    table[INCREMENT] = max(r.big_blind, r.straddle)
+    straddle = r.straddle if occupied > 2 else 0
+    if straddle:
+        last = next_occupied(seat, big, n)
+        put_in(seat, last, straddle)
+    table[CURRENT_BET] = max(max(r.big_blind, straddle), seat[BET].max())
+    table[INCREMENT] = max(r.big_blind, straddle)
     table[RAISES] = 1  # the blind counts as the round's first bet
     table[TO_ACT] = last
     advance(r, seat, table)
@@ -567,7 +592,8 @@ def expected_winnings(
     total, folded = seat[TOTAL], seat[FOLDED]
     used = np.zeros(52, dtype=np.bool_)
     for k in range(2 * n + known):
-        used[cards[k]] = True
+        if k >= 2 * n or seat[START, k // 2] > 0:  # an empty seat's cards are not dealt
+            used[cards[k]] = True
     deck = np.flatnonzero(~used)
     missing = 5 - known
     base_key = np.int64(KEY_INIT)

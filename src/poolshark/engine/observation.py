@@ -5,6 +5,7 @@ the rules, so models can change what they look at without touching the engine).
 board dealt so far, and every seat's chips, bets and status, rotated so that the viewer is
 always seat 0 and amounts are in big blinds. :class:`PrivilegedObservation` adds every
 hole card and the whole board, for a critic that trains with information no player has.
+An empty seat (a starting stack of 0) shows as folded with no chips, and no hole cards.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from poolshark.engine.kernel import (
     INCREMENT,
     SHOWN,
     STACK,
+    START,
     STREET,
     TOTAL,
 )
@@ -112,9 +114,10 @@ class PrivilegedObservation(PublicObservation):
         rows = np.arange(k)
         for offset in range(n):
             seats = (viewers + offset) % n
-            holes = batch.hole_cards[tables, seats].astype(np.int64)
-            extra[rows, 52 * offset + holes[:, 0]] = 1.0
-            extra[rows, 52 * offset + holes[:, 1]] = 1.0
+            dealt = rows[batch.seat[tables, START, seats] > 0]  # an empty seat has no cards
+            holes = batch.hole_cards[tables[dealt], seats[dealt]].astype(np.int64)
+            extra[dealt, 52 * offset + holes[:, 0]] = 1.0
+            extra[dealt, 52 * offset + holes[:, 1]] = 1.0
         boards = batch.boards[tables].astype(np.int64)
         for b in range(5):
             extra[rows, 52 * n + boards[:, b]] = 1.0

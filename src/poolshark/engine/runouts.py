@@ -9,9 +9,10 @@ expectation, whose leftover noise shrinks as 1/sqrt(runouts), at a fixed cost.
 
 Each runout re-runs the engine's compiled ``settle`` on a copy of the finished table with
 the unseen board cards redrawn (from the cards no seat holds, folded seats included, as the
-exact settlement does), so pots, side pots, rake and odd chips follow the engine exactly.
-The tests compare the mean with the engine's exact ``expected_net``. :func:`hand_results`
-is what a play loop books at a hand's end under each :class:`AllInEV` setting.
+exact settlement does; an empty seat holds none), so pots, side pots, rake and odd chips
+follow the engine exactly. The tests compare the mean with the engine's exact
+``expected_net``. :func:`hand_results` is what a play loop books at a hand's end under
+each :class:`AllInEV` setting.
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ def _runouts_kernel(
         known = 0 if end == PREFLOP else end + 2
         used = np.zeros(52, dtype=np.bool_)
         for c in range(2 * n + known):
-            used[cards[i, c]] = True
+            if c >= 2 * n or seat[i, START, c // 2] > 0:  # an empty seat's cards are not dealt
+                used[cards[i, c]] = True
         deck = np.flatnonzero(~used)
         missing = 5 - known
         work_cards = cards[i].copy()

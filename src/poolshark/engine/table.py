@@ -7,6 +7,8 @@ so a hand can be replayed (:meth:`Table.replay`) and serialized (:meth:`Table.to
 
 Rules, in the order the code applies them (see ``docs/engine.md``):
 
+* A seat with a starting stack of 0 is empty: dealt no cards, folded from the start, it
+  posts nothing and never acts; blinds and the heads-up rule count the occupied seats.
 * Antes are dead money; then the blinds (heads-up, the button posts the small blind), then
   an optional straddle left of the big blind. A short stack posts what it has, all-in.
 * Preflop the first to act sits left of the last blind (heads-up: the button); after the
@@ -138,10 +140,17 @@ class Table:
         forced: ForcedBets | None = None,
     ) -> None:
         n = config.seats
-        if len(stacks) != n or any(type(s) is not int or s <= 0 for s in stacks):
-            raise ValueError(f"need {n} positive whole-chip stacks, got {stacks}")
+        if len(stacks) != n or any(type(s) is not int or s < 0 for s in stacks):
+            raise ValueError(f"need {n} whole-chip stacks of at least 0, got {stacks}")
+        empty = [s for s in range(n) if stacks[s] == 0]
+        if n - len(empty) < 2:
+            raise ValueError(
+                f"a hand needs at least 2 occupied seats, got stacks {stacks} (0: an empty seat)"
+            )
         if not 0 <= button < n:
             raise ValueError(f"button {button} is not a seat of {n}")
+        if button in empty:
+            raise ValueError(f"the button is on seat {button}, an empty seat (stack 0)")
         if forced is not None and (
             len(forced.blinds) != n
             or len(forced.dead) not in (0, n)
@@ -149,15 +158,20 @@ class Table:
             or forced.first_to_act not in (None, *range(n))
         ):
             raise ValueError(f"forced bets need {n} non-negative amounts per list, got {forced}")
+        if forced is not None and any(
+            forced.blinds[s] or (forced.dead and forced.dead[s]) or forced.first_to_act == s
+            for s in empty
+        ):
+            raise ValueError(f"an empty seat (stack 0) posts nothing and never acts: {forced}")
         self.config = config
         self.forced = forced
         self.button = button
         self.starting_stacks = list(stacks)
-        self.hole_cards, self.board_cards = _deal(n, hole_cards, board, seed)
+        self.hole_cards, self.board_cards = _deal(n, hole_cards, board, seed, empty)
         self.stack = list(stacks)
         self.bet = [0] * n
         self.total = [0] * n
-        self.folded = [False] * n
+        self.folded = [s in empty for s in range(n)]  # an empty seat is out from the start
         self.acted = [False] * n
         self.faced = [0] * n
         self.street = Street.PREFLOP
@@ -388,18 +402,25 @@ class Table:
         n, config = self.seats, self.config
         for seat in range(n):
             self._put_dead(seat, config.ante)
-        if n == 2:
-            small, big = self.button, (self.button + 1) % n
+        # The occupied seats clockwise from the button's left; the button is the last.
+        order = [
+            (self.button + k) % n
+            for k in range(1, n + 1)
+            if self.starting_stacks[(self.button + k) % n]
+        ]
+        if len(order) == 2:  # heads-up: the button posts the small blind
+            small, big = self.button, order[0]
         else:
-            small, big = (self.button + 1) % n, (self.button + 2) % n
+            small, big = order[0], order[1]
         self._put_in(small, config.small_blind)
         self._put_in(big, config.big_blind)
         last = big
-        if config.straddle:
-            last = (big + 1) % n
-            self._put_in(last, config.straddle)
-        self.current_bet = max(config.big_blind, config.straddle, *self.bet)
-        self.increment = max(config.big_blind, config.straddle)
+        straddle = config.straddle if len(order) > 2 else 0  # nobody straddles heads-up
+        if straddle:
+            last = order[2]
+            self._put_in(last, straddle)
+        self.current_bet = max(config.big_blind, straddle, *self.bet)
+        self.increment = max(config.big_blind, straddle)
         self.raises = 1  # the blind counts as the round's first bet
         self.to_act = last
         self._advance()
@@ -630,20 +651,26 @@ def _forced_from_dict(data: dict[str, Any] | None) -> ForcedBets | None:
 
 
 def _deal(
-    seats: int, hole_cards: list[list[int]] | None, board: list[int] | None, seed: int | None
+    seats: int,
+    hole_cards: list[list[int]] | None,
+    board: list[int] | None,
+    seed: int | None,
+    empty: list[int],
 ) -> tuple[list[list[int]], list[int]]:
     """Hole cards and the full board: as given, or from a deck shuffled with ``seed``.
 
     A seat given no cards (``[]``) keeps unknown cards: it can play, but loses any showdown
-    (a replayed history where the player mucked).
+    (a replayed history where the player mucked). The ``empty`` seats are dealt no cards.
     """
     deck = [int(c) for c in np.random.default_rng(seed).permutation(52)]
     used = {c for hand in hole_cards or [] for c in hand} | set(board or [])
     deck = [c for c in deck if c not in used]
     if hole_cards is None:
-        hole_cards = [[deck.pop(), deck.pop()] for _ in range(seats)]
+        hole_cards = [[] if s in empty else [deck.pop(), deck.pop()] for s in range(seats)]
     if len(hole_cards) != seats or any(len(h) not in (0, 2) for h in hole_cards):
         raise ValueError(f"need two hole cards (or none, if unknown) for each of {seats} seats")
+    if any(hole_cards[s] for s in empty):
+        raise ValueError(f"empty seats {empty} (stack 0) are dealt no cards, got {hole_cards}")
     board = list(board) if board is not None else []
     while len(board) < 5:
         board.append(deck.pop())
