@@ -470,3 +470,24 @@ def test_a_short_self_play_run_beats_random_and_a_calling_station(tmp_path: Path
         estimate = match.agents[0].ev_adjusted or match.agents[0].actual
         low, _ = estimate.interval
         assert low > 0, f"against {bot}: {estimate.bb_per_100:+.1f} ± {estimate.half_width:.1f}"
+
+
+def test_tournament_games_carry_stacks_until_one_player_is_left() -> None:
+    """Short stacks bust quickly: games end early, and the survival bonus pays the
+    learner's wins (and only whole-game wins reach it)."""
+    config = tiny(
+        **{
+            "game.mode": "tournament",
+            "game.seats": 3,
+            "game.stack_lo_bb": 4.0,
+            "game.stack_hi_bb": 8.0,
+            "game.hands_per_game": 60,
+            "rewards.survival_bonus": 1000.0,
+            "rewards.elimination_bonus": 0.0,
+            "rewards.showdown_multiplier_start": 1.0,
+        }
+    )
+    _, experience = experience_of(config)
+    assert experience.hands < 24 * 60  # games ended before their last hand
+    survived = experience.returns >= 500.0
+    assert survived.any() and not survived.all()
