@@ -14,6 +14,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from torch import nn
 
 from poolshark.agents.protocol import Decisions
 from poolshark.engine.batched import BatchedTables
@@ -53,6 +54,15 @@ TINY = {
     "game_state_dim": 5,
     "hidden": 16,
 }
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread() -> Iterator[None]:
+    """Small tensors: one thread is fastest, and fair to the other jobs on the machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def tiny_net(architecture: str, seats: int, seed: int = 0) -> PokerNet:
@@ -271,7 +281,8 @@ def test_outputs_have_the_interface_shapes_and_ranges(architecture: str, seats: 
         assert torch.isfinite(tensor).all()
     assert ((out.bet_mean > 0) & (out.bet_mean < 1)).all()
     assert ((out.bet_std >= 1e-4) & (out.bet_std <= 1.0)).all()
-    assert (out.hand_state.abs() < 1).all()
+    assert (out.hand_state.abs() <= 1).all()
+    assert (out.game_state.abs() <= 1).all()
     # a fresh network plays near-uniformly and bets about 0.3
     probabilities = torch.softmax(out.action_logits, dim=1)
     assert probabilities.detach() == pytest.approx(torch.full((20, 3), 1 / 3), abs=0.02)
@@ -315,7 +326,14 @@ def test_memory_heads_are_trained_through_the_recurrent_state(architecture: str)
         hand, game = out.hand_state, out.game_state
     loss = torch.log_softmax(out.action_logits, dim=1)[:, 0].mean()
     loss.backward()
-    for head in (net.heads.hand_state_head, net.heads.game_state_head):
+    heads = net.heads
+    memory = (
+        heads.hand_state_head,
+        heads.game_state_head,
+        heads.hand_state_gate,
+        heads.game_state_gate,
+    )
+    for head in memory:
         for parameter in head.parameters():
             assert parameter.grad is not None
             assert parameter.grad.abs().sum() > 0
@@ -385,3 +403,58 @@ def test_net_config_rejects_unknown_keys_and_bad_values() -> None:
     with pytest.raises(ValueError, match=r"seats must be 2\.\.10"):
         build_net({"architecture": "mlp", "seats": 11})
     assert isinstance(build_net({"seats": 2}), TransformerNet)
+
+
+def recall_after_hands(
+    architecture: str, hands_later: int, steps: int, lr: float, hidden: int = 16
+) -> float:
+    """Train a tiny network to recall a bit shown at one hand ``hands_later`` hands on,
+    through the game state alone (the hand state is reset at every hand and the later
+    hands' inputs carry no trace of the bit); returns the recall accuracy on fresh bits."""
+    torch.manual_seed(0)
+    net = net_from_config(NetConfig(architecture=architecture, **{**TINY, "hidden": hidden}), 6)
+    hands = [sample_inputs(6, 64, seed) for seed in range(hands_later + 1)]
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(0)
+
+    def marked(inputs: PolicyInputs, bits: torch.Tensor) -> PolicyInputs:
+        scalars = inputs.scalars.clone()
+        scalars[:, -1] = bits
+        return PolicyInputs(inputs.cards, inputs.history, scalars, inputs.opponents, inputs.mask)
+
+    def recall(bits: torch.Tensor) -> torch.Tensor:
+        hand, game = net.initial_state(64)
+        out = net(marked(hands[0], bits), hand, game)
+        for later in hands[1:]:
+            out = net(marked(later, torch.zeros(64)), torch.zeros_like(hand), out.game_state)
+        logits: torch.Tensor = out.action_logits
+        return logits
+
+    for _ in range(steps):
+        bits = (torch.rand(64, generator=generator) < 0.5).float()
+        loss = nn.functional.cross_entropy(recall(bits), bits.long())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if loss.item() < 0.02:
+            break
+    bits = (torch.rand(64, generator=generator) < 0.5).float()
+    with torch.no_grad():
+        return float((recall(bits).argmax(dim=1) == bits.long()).float().mean())
+
+
+def test_the_game_state_learns_to_carry_a_bit_across_hands() -> None:
+    """The cross-hand memory is usable, not only differentiable: a bit seen two hands
+    earlier is recalled perfectly after a short training."""
+    assert recall_after_hands("mlp", hands_later=2, steps=400, lr=1e-2) == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("architecture", "hidden"), [("transformer", 16), ("cnn", 64)])
+def test_every_architecture_learns_to_carry_a_bit_across_hands(
+    architecture: str, hidden: int
+) -> None:
+    """As above for the other two (about 30 s each). The CNN at 16 hidden units did not
+    learn it in 800 steps at any of lr 1e-3, 3e-3, 1e-2; at 64 it does."""
+    accuracy = recall_after_hands(architecture, hands_later=2, steps=800, lr=3e-3, hidden=hidden)
+    assert accuracy == 1.0

@@ -6,7 +6,8 @@ standard deviation of a bet size in (0, 1), and the two updated recurrent states
 caller feeds the states back: the hand state from one decision of a hand to the next (and
 zeros at a new hand), the game state across the hands of a session. The states are
 ordinary outputs of the graph, so a loss on a later step trains the heads that wrote them
-(``tests/test_league_nets.py`` checks the gradients reach them).
+(``tests/test_league_nets.py`` checks the gradients reach them); each is updated through
+a keep gate (:class:`OutputHeads`), so what it holds persists by default.
 
 * :class:`TransformerNet` (``"transformer"``): one token each for the cards (an attention
   encoder over the seven card slots), the action history, the scalars, the hand state and
@@ -47,6 +48,7 @@ __all__ = [
     "BET_MEAN_START",
     "BET_STD_MAX",
     "BET_STD_MIN",
+    "KEEP_BIAS",
     "ConvNet",
     "MLPNet",
     "NetConfig",
@@ -66,6 +68,8 @@ BET_STD_START = 0.2
 """A fresh network's bet standard deviation."""
 HEAD_SCALE = 0.01
 """The last layers of the policy and bet heads start this small: near-uniform logits."""
+KEEP_BIAS = 1.0
+"""A fresh network's memory keeps sigmoid(1) = 73% of its state at each step."""
 RANKS, SUITS = 13, 4
 
 
@@ -79,9 +83,9 @@ class PolicyOutput(NamedTuple):
     bet_std: Tensor
     """(B, 1) standard deviation of the bet fraction (exp, clamped to [1e-4, 1])."""
     hand_state: Tensor
-    """(B, hand_state_dim) the updated per-hand recurrent state (tanh)."""
+    """(B, hand_state_dim) the updated per-hand recurrent state (gated, in [-1, 1])."""
     game_state: Tensor
-    """(B, game_state_dim) the updated cross-hand recurrent state (tanh)."""
+    """(B, game_state_dim) the updated cross-hand recurrent state (gated, in [-1, 1])."""
 
 
 class NetConfig(BaseModel):
@@ -116,7 +120,15 @@ class NetConfig(BaseModel):
 
 
 class OutputHeads(nn.Module):
-    """The heads every architecture shares, read from one feature vector of ``width``."""
+    """The heads every architecture shares, read from one feature vector of ``width``.
+
+    Each recurrent state is updated like a GRU's: ``new = keep * old + (1 - keep) * write``
+    with ``write = tanh(state_head(features))`` and ``keep = sigmoid(state_gate(features))``,
+    so a state stays in [-1, 1] and persists unless the network learns to overwrite it
+    (the keep gates start at ``sigmoid(KEEP_BIAS)``). A plain ``tanh`` overwrite must
+    learn to copy the state through the whole network at every step; in a test task that
+    recalls a bit several hands later it learned far slower or not at all (docs/league.md).
+    """
 
     def __init__(self, width: int, hand_state_dim: int, game_state_dim: int) -> None:
         super().__init__()
@@ -125,21 +137,29 @@ class OutputHeads(nn.Module):
         self.bet_std_head = nn.Linear(width, 1)
         self.hand_state_head = nn.Linear(width, hand_state_dim)
         self.game_state_head = nn.Linear(width, game_state_dim)
+        self.hand_state_gate = nn.Linear(width, hand_state_dim)
+        self.game_state_gate = nn.Linear(width, game_state_dim)
         with torch.no_grad():
             for head in (self.policy_head, self.bet_mean_head, self.bet_std_head):
                 head.weight.mul_(HEAD_SCALE)
                 head.bias.zero_()
             self.bet_mean_head.bias.fill_(math.log(BET_MEAN_START / (1 - BET_MEAN_START)))
             self.bet_std_head.bias.fill_(math.log(BET_STD_START))
+            self.hand_state_gate.bias.fill_(KEEP_BIAS)
+            self.game_state_gate.bias.fill_(KEEP_BIAS)
 
-    def forward(self, features: Tensor) -> PolicyOutput:
-        """The five outputs from (B, width) features."""
+    def forward(self, features: Tensor, hand_state: Tensor, game_state: Tensor) -> PolicyOutput:
+        """The five outputs from (B, width) features and the states they update."""
+        keep_hand = torch.sigmoid(self.hand_state_gate(features))
+        keep_game = torch.sigmoid(self.game_state_gate(features))
+        write_hand = torch.tanh(self.hand_state_head(features))
+        write_game = torch.tanh(self.game_state_head(features))
         return PolicyOutput(
             self.policy_head(features),
             torch.sigmoid(self.bet_mean_head(features)),
             torch.exp(self.bet_std_head(features)).clamp(BET_STD_MIN, BET_STD_MAX),
-            torch.tanh(self.hand_state_head(features)),
-            torch.tanh(self.game_state_head(features)),
+            keep_hand * hand_state + (1 - keep_hand) * write_hand,
+            keep_game * game_state + (1 - keep_game) * write_game,
         )
 
 
@@ -167,7 +187,8 @@ class PokerNet(nn.Module):
     def forward(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> PolicyOutput:
         """Outputs for B decisions given each one's current hand and game state."""
         self.check_shapes(inputs, hand_state, game_state)
-        return self.heads(self.features(inputs, hand_state, game_state))  # type: ignore[no-any-return]
+        features = self.features(inputs, hand_state, game_state)
+        return self.heads(features, hand_state, game_state)  # type: ignore[no-any-return]
 
     def features(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> Tensor:
         """(B, width) the features the heads read; each architecture writes its own."""
