@@ -11,6 +11,7 @@ from rich.table import Table
 from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
 
 if TYPE_CHECKING:
+    from poolshark.agents.protocol import Agent
     from poolshark.evaluate.match import AgentResult
 
 app = typer.Typer(
@@ -143,7 +144,7 @@ def evaluate(
 
     with user_errors():
         path = league_target(target)
-        players = {"league": load_league_agent(path)}
+        players: dict[str, Agent] = {"league": load_league_agent(path)}
         players.update({spec: load_agent(spec) for spec in compare or []})
         results = versus(
             players,
@@ -267,19 +268,14 @@ def probe(
     for title in ("epoch", "best response bb/100", "95% CI"):
         table.add_column(title, justify="right")
     for point in points:
-        table.add_row(
-            str(point.epoch),
-            f"{point.bb_per_100:+.1f}",
-            f"{point.bb_per_100 - point.half_width:+.1f} .. {point.bb_per_100 + point.half_width:+.1f}",
-        )
+        low, high = point.bb_per_100 - point.half_width, point.bb_per_100 + point.half_width
+        table.add_row(str(point.epoch), f"{point.bb_per_100:+.1f}", f"{low:+.1f} .. {high:+.1f}")
     console.print(table)
 
 
 @app.command("memory")
 def memory(
-    out: Annotated[Path, typer.Option(help="Folder of the two runs.")] = Path(
-        "runs/league-memory"
-    ),
+    out: Annotated[Path, typer.Option(help="Folder of the two runs.")] = Path("runs/league-memory"),
     config: Annotated[Path | None, typer.Option(help="Base TOML config.")] = None,
     opponent: Annotated[
         str, typer.Option(help="The opponent whose style switches.")

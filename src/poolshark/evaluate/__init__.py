@@ -5,8 +5,9 @@ Every model package registers its own checkpoint loader with the agent loader wh
 imported; this package imports them all, so here ``load_agent("x.pt")`` finds every kind.
 """
 
-import poolshark.exploit  # noqa: F401  (registers the exploiter and population loaders)
-import poolshark.league  # noqa: F401  (registers the league loader)
+# Imported for what they register: the exploiter, population-model and league loaders.
+import poolshark.exploit
+import poolshark.league  # noqa: F401
 from poolshark.evaluate.match import (
     AgentResult,
     Estimate,

@@ -4,7 +4,7 @@
   against each opponent: the checkpoint in one seat, the opponent in the rest. Win rates
   come with 95% intervals and HUD statistics, so a degenerate style shows.
 * :func:`league_table` plays every pair of a run's checkpoints and the bots, seats
-  alternating, and fits Bradley–Terry ratings on the Elo scale (``evaluate.ratings``):
+  alternating, and fits Bradley-Terry ratings on the Elo scale (``evaluate.ratings``):
   each block of 100 hands is a game won by the player ahead.
 * :func:`exploitability` trains a fresh PPO best response against each of a few
   checkpoints (every other seat the checkpoint) and reports what it wins: a proxy of
@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,7 +77,7 @@ def run_checkpoints(run: Path, count: int | None = None) -> list[Checkpoint]:
     if not files:
         raise LeagueError(f"{str(run)!r} has no pool snapshots (pool/epoch_*.pt)")
     epochs = [int(f.stem.removeprefix("epoch_")) for f in files]
-    chosen = range(len(files))
+    chosen = list(range(len(files)))
     if count is not None and count < len(files):
         chosen = sorted({round(x) for x in np.linspace(0, len(files) - 1, max(count, 1))})
     return [
@@ -101,7 +101,7 @@ class Versus:
 
 
 def versus(
-    players: dict[str, Agent],
+    players: Mapping[str, Agent],
     opponents: Sequence[str],
     *,
     seats: int,
@@ -119,7 +119,9 @@ def versus(
         for name, agent in players.items():
             if progress is not None:
                 progress(f"{name} vs {spec}")
-            matches[name] = play_match([agent, load_agent(spec)], lineup, config, names=[name, spec])
+            matches[name] = play_match(
+                [agent, load_agent(spec)], lineup, config, names=[name, spec]
+            )
         results.append(Versus(spec, matches))
     return results
 
@@ -136,7 +138,9 @@ def pair_match(
         mine = (finished.owners == 0).astype(np.float64)
         per_hand.append((finished.ev * mine).sum(axis=1) / config.big_blind)
 
-    play_match([first, second], default_lineup(2, seats), config, names=list(names), observer=observe)
+    play_match(
+        [first, second], default_lineup(2, seats), config, names=list(names), observer=observe
+    )
     results = np.concatenate(per_hand) if per_hand else np.zeros(0)
     return pair_result(names[0], names[1], results)
 

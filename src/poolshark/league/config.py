@@ -131,7 +131,12 @@ class RewardSettings(_Section):
 
 class LearningSettings(_Section):
     """The REINFORCE update (``league.reinforce``): Adam with step decay, clipped gradients,
-    per-action rolling baselines, an entropy bonus and the anti-collapse penalty."""
+    a baseline, an entropy bonus and the anti-collapse penalty.
+
+    ``baseline``: ``per-action`` (seed 001: each action's rolling mean return), ``pooled``
+    (one rolling mean) or ``value`` (a learned state-value network, ``league.critic``,
+    fitted ``value_steps`` Adam steps per epoch at ``value_learning_rate``).
+    """
 
     epochs: int = Field(1000, ge=1)
     learning_rate: float = Field(3e-4, gt=0.0, le=1.0)
@@ -145,7 +150,10 @@ class LearningSettings(_Section):
     diversity_lo: float = Field(0.08, ge=0.0, le=1.0)
     diversity_hi: float = Field(0.80, ge=0.0, le=1.0)
     action_baseline_window: int = Field(50, ge=1)
-    baseline: Literal["per-action", "pooled"] = "per-action"
+    baseline: Literal["per-action", "pooled", "value"] = "per-action"
+    value_steps: int = Field(8, ge=1)
+    value_learning_rate: float = Field(1e-3, gt=0.0)
+    value_hidden: int = Field(128, ge=4)
     shuffle_opponents: bool = True
 
     @model_validator(mode="after")

@@ -124,6 +124,7 @@ __all__ = [
 
 Int64s = npt.NDArray[np.int64]
 Float32s = npt.NDArray[np.float32]
+Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 
 HISTORY = 64

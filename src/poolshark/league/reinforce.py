@@ -3,12 +3,16 @@
 1. :func:`unroll` replays an epoch's decisions through the network in the order they were
    taken, game by game, carrying the hand and game states from each decision to the next
    *with their gradients* (backpropagation through the whole game), so the memory heads
-   learn what to remember (a network without ``cross_hand_memory`` has its game state
-   cleared at each hand, as it is in play). The replay sees the same inputs and states as the rollout, so
-   its probabilities equal the ones the actions were sampled from.
+   learn what to remember (without ``cross_hand_memory`` the game state is cleared at each
+   hand, as in play). The replay sees the rollout's inputs and states, so its
+   probabilities equal the ones the actions were sampled from.
 2. :class:`ActionBaselines` keeps, per action (fold / call / bet), the mean return of that
-   action over the last ``action_baseline_window`` epochs. A decision's advantage is its
-   return minus its action's baseline, then normalized over the whole batch.
+   action over the last ``action_baseline_window`` epochs (seed 001's per-action
+   baselines), or one mean over all actions (``baseline = "pooled"``). A decision's
+   advantage is its return minus its baseline, then normalized over the whole batch. A
+   per-action baseline depends on the action taken, so it biases the gradient: on average
+   each action's advantage is zero, and what remains compares states, not actions
+   (``docs/league.md`` measures both).
 3. :func:`reinforce_loss` is ``policy + continuous_weight * size + diversity - entropy``:
 
    * policy: ``mean(-advantage * log p(action))``;
@@ -118,7 +122,10 @@ class ActionBaselines:
         now_sums, now_counts = per_action(returns, actions)
         if self.pooled:
             sums, counts = np.full(ACTIONS, sums.sum()), np.full(ACTIONS, counts.sum())
-            now_sums, now_counts = np.full(ACTIONS, now_sums.sum()), np.full(ACTIONS, now_counts.sum())
+            now_sums, now_counts = (
+                np.full(ACTIONS, now_sums.sum()),
+                np.full(ACTIONS, now_counts.sum()),
+            )
         fallback = np.divide(now_sums, now_counts, out=np.zeros(ACTIONS), where=now_counts > 0)
         values: Floats = np.where(counts > 0, sums / np.maximum(counts, 1), fallback)
         return values

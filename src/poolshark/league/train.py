@@ -30,13 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from poolshark.agents.loading import load_agent
 from poolshark.league.agent import checkpoint_payload, net_from_payload, read_league_checkpoint
 from poolshark.league.checkpoints import CheckpointPool
 from poolshark.league.config import LeagueConfig, LeagueError, scheduled
-from poolshark.league.inputs import ACTION_NAMES
+from poolshark.league.critic import ValueBaseline, fit_values
+from poolshark.league.inputs import ACTION_NAMES, PolicyInputs
 from poolshark.league.nets import PokerNet, net_from_config
 from poolshark.league.reinforce import (
     ActionBaselines,
@@ -72,9 +74,11 @@ HISTORY_COLUMNS = (
     "mean_p_bet",
     "pool_size",
     "grad_norm",
+    "value_loss",
 )
 """The columns of ``history.csv``, one row per epoch."""
 
+Floats = npt.NDArray[np.float64]
 Collector = Callable[[EpochPlan, PokerNet, list[Path], list[str], int, int], Experience]
 """``collector(plan, learner, opponent snapshot files, fixed opponent specs, seed, epoch)``:
 an epoch's games (the in-process :func:`collect_in_process`, or Ray actors from
@@ -149,6 +153,73 @@ def epoch_plan(config: LeagueConfig, epoch: int) -> EpochPlan:
     )
 
 
+@dataclass
+class _Learner:
+    """Everything a run updates: the network and its optimizer and schedule, the value
+    baseline (``baseline = "value"``) and its optimizer, the action baselines, the pool."""
+
+    net: PokerNet
+    optimizer: torch.optim.Optimizer
+    schedule: torch.optim.lr_scheduler.StepLR
+    baselines: ActionBaselines
+    pool: CheckpointPool
+    critic: ValueBaseline | None
+    critic_optimizer: torch.optim.Optimizer | None
+
+    @classmethod
+    def fresh(cls, config: LeagueConfig, out: Path, device: torch.device) -> _Learner:
+        learning = config.learning
+        net = net_from_config(config.net, config.game.seats).to(device)
+        optimizer = torch.optim.Adam(net.parameters(), lr=learning.learning_rate)
+        schedule = torch.optim.lr_scheduler.StepLR(
+            optimizer, step_size=learning.lr_decay_steps, gamma=learning.lr_decay_gamma
+        )
+        critic, critic_optimizer = None, None
+        if learning.baseline == "value":
+            critic = ValueBaseline(config.game.seats, learning.value_hidden).to(device)
+            critic_optimizer = torch.optim.Adam(
+                critic.parameters(), lr=learning.value_learning_rate
+            )
+        return cls(
+            net,
+            optimizer,
+            schedule,
+            ActionBaselines(
+                learning.action_baseline_window, pooled=learning.baseline != "per-action"
+            ),
+            CheckpointPool(config.pool, out / "pool"),
+            critic,
+            critic_optimizer,
+        )
+
+    def state(self) -> dict[str, Any]:
+        """What ``last.pt`` stores beside the network."""
+        state: dict[str, Any] = {
+            "optimizer": self.optimizer.state_dict(),
+            "schedule": self.schedule.state_dict(),
+            "baselines": self.baselines.state(),
+            "pool": self.pool.state(),
+        }
+        if self.critic is not None and self.critic_optimizer is not None:
+            state["critic"] = {k: v.detach().cpu() for k, v in self.critic.state_dict().items()}
+            state["critic_optimizer"] = self.critic_optimizer.state_dict()
+        return state
+
+    def restore(self, payload: dict[str, Any]) -> None:
+        """Load :meth:`state` (and the network) from a ``last.pt`` dict."""
+        self.net.load_state_dict(payload["model"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.schedule.load_state_dict(payload["schedule"])
+        self.baselines.restore(payload["baselines"])
+        if self.critic is not None and self.critic_optimizer is not None:
+            self.critic.load_state_dict(payload["critic"])
+            self.critic_optimizer.load_state_dict(payload["critic_optimizer"])
+        try:
+            self.pool.restore(list(payload["pool"]))
+        except FileNotFoundError as error:
+            raise LeagueError(str(error)) from None
+
+
 def train_league(
     config: LeagueConfig,
     out: Path,
@@ -166,28 +237,19 @@ def train_league(
         torch.set_num_threads(config.threads)
     device = torch.device(config.device)
     torch.manual_seed(config.seed)
-    net = net_from_config(config.net, config.game.seats).to(device)
-    learning = config.learning
-    optimizer = torch.optim.Adam(net.parameters(), lr=learning.learning_rate)
-    schedule = torch.optim.lr_scheduler.StepLR(
-        optimizer, step_size=learning.lr_decay_steps, gamma=learning.lr_decay_gamma
-    )
-    pool = CheckpointPool(config.pool, out / "pool")
-    baselines = ActionBaselines(
-        learning.action_baseline_window, pooled=learning.baseline == "pooled"
-    )
+    learner = _Learner.fresh(config, out, device)
     history: list[dict[str, float]] = []
     start = 0
     source = resume_from or (out / "last.pt" if resume_latest else None)
     if source is not None and (resume_from is not None or source.is_file()):
-        start = _resume(source, config, net, optimizer, schedule, pool, baselines, history)
+        start = _resume(source, config, learner, history)
     else:
         if (out / "last.pt").is_file():
             raise LeagueError(
                 f"{str(out)!r} already holds a run; resume it with --resume-latest or "
                 "choose another --out"
             )
-        pool.add(0, checkpoint_payload(net, 0))
+        learner.pool.add(0, checkpoint_payload(learner.net, 0))
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(
         json.dumps(config.model_dump(mode="json"), indent=2) + "\n", out / "config.json"
@@ -197,21 +259,22 @@ def train_league(
     if collector is None and config.ray_workers > 0:
         remote = RayCollector(config.ray_workers, address=config.ray_address)
     collector = collector or remote or collect_in_process
+    epochs = config.learning.epochs
     began = time.perf_counter()
     try:
-        for epoch in range(start, learning.epochs):
-            row = _epoch(config, net, optimizer, schedule, pool, baselines, collector, epoch)
+        for epoch in range(start, epochs):
+            row = _epoch(config, learner, collector, epoch)
             history.append(row)
             done = epoch + 1
             if done % config.pool.snapshot_every == 0:
-                pool.add(done, checkpoint_payload(net, done))
+                learner.pool.add(done, checkpoint_payload(learner.net, done))
                 _NETS.forget_missing()
             for log in logs:
                 for key, value in row.items():
                     if key != "epoch":
                         log.scalar(f"league/{key}", value, done)
-            if done % config.save_every == 0 or done == learning.epochs:
-                _save(out, config, net, optimizer, schedule, pool, baselines, history, done)
+            if done % config.save_every == 0 or done == epochs:
+                _save(out, config, learner, history, done)
                 for log in logs:
                     log.flush()
             if progress is not None:
@@ -221,7 +284,8 @@ def train_league(
             log.close()
         if remote is not None:
             remote.close()
-    return LeagueResult(out, learning.epochs, history, time.perf_counter() - began, pool.state())
+    seconds = time.perf_counter() - began
+    return LeagueResult(out, epochs, history, seconds, learner.pool.state())
 
 
 def _logs(config: LeagueConfig, out: Path) -> list[ScalarLog | WandbLog]:
@@ -239,32 +303,43 @@ def _logs(config: LeagueConfig, out: Path) -> list[ScalarLog | WandbLog]:
     return logs
 
 
+def _advantages(
+    config: LeagueConfig, learner: _Learner, experience: Experience, device: torch.device
+) -> tuple[Floats, float]:
+    """The epoch's normalized advantages (by the configured baseline) and the value
+    baseline's loss after fitting this epoch's returns (0 without one)."""
+    returns, actions = experience.returns, experience.actions
+    if learner.critic is None or learner.critic_optimizer is None:
+        values = learner.baselines.values(returns, actions)
+        learner.baselines.update(returns, actions)
+        return advantages(returns, actions, values), 0.0
+    inputs = PolicyInputs.of(experience.inputs, device)
+    with torch.no_grad():
+        predicted = learner.critic(inputs).cpu().numpy().astype(np.float64)
+    target = torch.from_numpy(returns).to(device=device, dtype=torch.float32)
+    steps = config.learning.value_steps
+    value_loss = fit_values(learner.critic, learner.critic_optimizer, inputs, target, steps)
+    return advantages(returns - predicted, actions, np.zeros(len(ACTION_NAMES))), value_loss
+
+
 def _epoch(
-    config: LeagueConfig,
-    net: PokerNet,
-    optimizer: torch.optim.Optimizer,
-    schedule: torch.optim.lr_scheduler.StepLR,
-    pool: CheckpointPool,
-    baselines: ActionBaselines,
-    collector: Collector,
-    epoch: int,
+    config: LeagueConfig, learner: _Learner, collector: Collector, epoch: int
 ) -> dict[str, float]:
     """One epoch: collect, one REINFORCE step; returns its history row."""
     began = time.perf_counter()
+    net, optimizer = learner.net, learner.optimizer
     device = next(net.parameters()).device
     plan = epoch_plan(config, epoch)
     draw = np.random.default_rng([config.seed, epoch, 1])
     opponents = []
     if config.pool.fixed_share < 1.0:
-        opponents = [s.path for s in pool.draw(draw, config.pool.opponents_per_epoch)]
+        opponents = [s.path for s in learner.pool.draw(draw, config.pool.opponents_per_epoch)]
     fixed = list(config.pool.fixed_opponents)
     net.eval()
     experience = collector(plan, net, opponents, fixed, config.seed, epoch)
     if experience.size == 0:
         raise LeagueError(f"epoch {epoch} gave the learner no decision; play more games")
-    values = baselines.values(experience.returns, experience.actions)
-    advantage = advantages(experience.returns, experience.actions, values)
-    baselines.update(experience.returns, experience.actions)
+    advantage, value_loss = _advantages(config, learner, experience, device)
     net.train()
     replay = unroll(net, experience, device)
     parts = reinforce_loss(replay, experience, advantage, config.learning, device)
@@ -273,7 +348,7 @@ def _epoch(
     grad_norm = torch.nn.utils.clip_grad_norm_(net.parameters(), config.learning.grad_clip_norm)
     optimizer.step()
     learning_rate = optimizer.param_groups[0]["lr"]
-    schedule.step()
+    learner.schedule.step()
     net.eval()
     counts = np.bincount(experience.actions, minlength=len(ACTION_NAMES)) / experience.size
     row = {
@@ -296,8 +371,9 @@ def _epoch(
         "mean_p_fold": parts.mean_probabilities[0],
         "mean_p_call": parts.mean_probabilities[1],
         "mean_p_bet": parts.mean_probabilities[2],
-        "pool_size": float(len(pool)),
+        "pool_size": float(len(learner.pool)),
         "grad_norm": float(grad_norm),
+        "value_loss": value_loss,
     }
     return row
 
@@ -305,24 +381,17 @@ def _epoch(
 def _save(
     out: Path,
     config: LeagueConfig,
-    net: PokerNet,
-    optimizer: torch.optim.Optimizer,
-    schedule: torch.optim.lr_scheduler.StepLR,
-    pool: CheckpointPool,
-    baselines: ActionBaselines,
+    learner: _Learner,
     history: list[dict[str, float]],
     epoch: int,
 ) -> None:
     """``last.pt`` (a league checkpoint with the whole training state) and ``history.csv``."""
     payload = checkpoint_payload(
-        net,
+        learner.net,
         epoch,
         {
             "config": config.model_dump(mode="json"),
-            "optimizer": optimizer.state_dict(),
-            "schedule": schedule.state_dict(),
-            "baselines": baselines.state(),
-            "pool": pool.state(),
+            **learner.state(),
             "history": [[row[c] for c in HISTORY_COLUMNS] for row in history],
         },
     )
@@ -351,40 +420,28 @@ def history_csv(history: list[dict[str, float]]) -> str:
 
 
 def _resume(
-    path: Path,
-    config: LeagueConfig,
-    net: PokerNet,
-    optimizer: torch.optim.Optimizer,
-    schedule: torch.optim.lr_scheduler.StepLR,
-    pool: CheckpointPool,
-    baselines: ActionBaselines,
-    history: list[dict[str, float]],
+    path: Path, config: LeagueConfig, learner: _Learner, history: list[dict[str, float]]
 ) -> int:
     """Load a training checkpoint into the run's parts; returns the epoch to start at.
     The config may differ only in :meth:`LeagueConfig.resumable` keys and ``learning.epochs``
     (to train a finished run further)."""
     try:
-        payload = read_league_checkpoint(path, str(next(net.parameters()).device))
+        payload = read_league_checkpoint(path, str(next(learner.net.parameters()).device))
     except ValueError as error:
         raise LeagueError(str(error)) from None
     if "optimizer" not in payload:
         raise LeagueError(f"{str(path)!r} is a pool snapshot, not a run's last.pt; cannot resume")
     saved, now = _dotted(payload["config"]), _dotted(config.model_dump(mode="json"))
     free = {*config.resumable(), "learning.epochs"}
-    changed = sorted(
-        k for k in saved.keys() | now.keys() if k not in free and saved.get(k) != now.get(k)
-    )
+    keys = saved.keys() | now.keys()
+    changed = sorted(k for k in keys if k not in free and saved.get(k) != now.get(k))
     if changed:
         raise LeagueError(
             f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}"
         )
-    net.load_state_dict(payload["model"])
-    optimizer.load_state_dict(payload["optimizer"])
-    schedule.load_state_dict(payload["schedule"])
-    baselines.restore(payload["baselines"])
-    try:
-        pool.restore(list(payload["pool"]))
-    except FileNotFoundError as error:
-        raise LeagueError(str(error)) from None
-    history.extend(dict(zip(HISTORY_COLUMNS, row, strict=True)) for row in payload["history"])
+    learner.restore(payload)
+    columns = len(HISTORY_COLUMNS)
+    history.extend(
+        dict(zip(HISTORY_COLUMNS, row[:columns], strict=True)) for row in payload["history"]
+    )
     return int(payload["epoch"])
