@@ -1,0 +1,88 @@
+"""``poolshark league``: train, eval, table and memory from the command line, with --json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from poolshark.cli import app
+
+runner = CliRunner()
+
+TINY_TOML = """
+tensorboard = false
+[net]
+architecture = "mlp"
+hidden = 16
+hand_state_dim = 4
+game_state_dim = 4
+[game]
+seats = 2
+games_per_epoch = 16
+hands_per_game = 3
+[learning]
+epochs = 2
+[pool]
+snapshot_every = 1
+"""
+
+
+def invoke(*args: str) -> dict[str, object]:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    payload: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
+    return payload
+
+
+def test_train_eval_and_table_from_the_command_line(tmp_path: Path) -> None:
+    config = tmp_path / "league.toml"
+    config.write_text(TINY_TOML)
+    run = tmp_path / "run"
+    trained = invoke("league", "train", "--config", str(config), "--out", str(run), "--json")
+    assert trained["pool"] == [0, 1, 2]
+    again = invoke(
+        "league",
+        "train",
+        "--config",
+        str(config),
+        "--out",
+        str(run),
+        "--epochs",
+        "3",
+        "--resume-latest",
+        "--json",
+    )
+    assert again["epochs"] == 3
+    evaluated = invoke(
+        "league", "eval", str(run), "--against", "station", "--hands", "200", "--json"
+    )
+    matches = evaluated["matches"]
+    assert isinstance(matches, list)
+    assert matches[0]["opponent"] == "station"
+    table = invoke(
+        "league",
+        "table",
+        str(run),
+        "--checkpoints",
+        "2",
+        "--bot",
+        "random",
+        "--hands",
+        "200",
+        "--json",
+    )
+    ratings = table["ratings"]
+    assert isinstance(ratings, list)
+    assert {r["name"] for r in ratings} == {"epoch 0", "epoch 3", "random"}
+
+
+def test_bad_configs_are_one_line_errors(tmp_path: Path) -> None:
+    config = tmp_path / "league.toml"
+    config.write_text("[learning]\nepoch = 3\n")
+    result = runner.invoke(
+        app, ["league", "train", "--config", str(config), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "learning.epoch: unknown key" in result.output
