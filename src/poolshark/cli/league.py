@@ -133,7 +133,7 @@ def evaluate(
 ) -> None:
     """The checkpoint in one seat against each opponent in the others, with 95% intervals
     and HUD statistics (VPIP, PFR, folded, went to showdown, aggression)."""
-    from poolshark.agents.loading import load_agent
+    from poolshark.agents.loading import load_agent  # lazy: the model packages; CLI starts fast
     from poolshark.experiments.league import (  # lazy: torch; CLI starts fast
         BOTS,
         checkpoint_seats,
@@ -193,7 +193,7 @@ def table_command(
 ) -> None:
     """Round robin of the run's checkpoints and the bots; Bradley-Terry ratings on the Elo
     scale with 95% intervals (a game is a block of 100 hands, won by the player ahead)."""
-    from poolshark.evaluate.ratings import elo_table
+    from poolshark.evaluate.ratings import elo_table  # lazy: torch; CLI starts fast
     from poolshark.experiments.league import BOTS, league_table  # lazy: torch; CLI starts fast
 
     with user_errors():
