@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from poolshark.cli.common import JsonFlag, console, errors, print_json, user_errors
+from poolshark.cli.common import (
+    JsonFlag,
+    console,
+    errors,
+    print_json,
+    progress_bar,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from poolshark.agents.protocol import Agent
@@ -84,21 +91,25 @@ def train(
                 "ray_workers": ray_workers,
             },
         )
-        if not json_output:
-            game = run.game
-            console.print(
-                f"league: {run.net.architecture}, {game.seats} seats {game.mode}, "
-                f"{run.learning.epochs} epochs, seed {run.seed}, {run.device} -> {out}"
+        with progress_bar(json_output, transient=True) as bar:
+            task = bar.add_task("epochs", total=run.learning.epochs)
+            if not json_output:
+                game = run.game
+                bar.console.print(
+                    f"league: {run.net.architecture}, {game.seats} seats {game.mode}, "
+                    f"{run.learning.epochs} epochs, seed {run.seed}, {run.device} -> {out}"
+                )
+                bar.console.print(" ".join(t.rjust(w) for t, _, _, w in COLUMNS), style="bold")
+
+            def show(epoch: int, row: dict[str, float]) -> None:
+                bar.update(task, completed=epoch)
+                last = epoch == run.learning.epochs
+                if not json_output and (epoch % max(every, 1) == 0 or last):
+                    bar.console.print(_line(row))
+
+            result = train_league(
+                run, out, resume_latest=resume_latest, resume_from=resume_from, progress=show
             )
-            console.print(" ".join(t.rjust(w) for t, _, _, w in COLUMNS), style="bold")
-
-        def show(epoch: int, row: dict[str, float]) -> None:
-            if not json_output and (epoch % max(every, 1) == 0 or epoch == run.learning.epochs):
-                console.print(_line(row))
-
-        result = train_league(
-            run, out, resume_latest=resume_latest, resume_from=resume_from, progress=show
-        )
     if json_output:
         print_json(result.to_json())
         return
