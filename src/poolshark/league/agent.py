@@ -37,6 +37,7 @@ from poolshark.league.actions import (
 )
 from poolshark.league.inputs import InputArrays, PolicyInputs, encode
 from poolshark.league.nets import PokerNet, build_net
+from poolshark.training.common import read_checkpoint_of
 
 Float32s = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
@@ -159,21 +160,7 @@ def checkpoint_payload(
 
 def read_league_checkpoint(path: Path, device: str = "cpu") -> dict[str, Any]:
     """A league checkpoint's dict, read with ``weights_only=True``; errors name the file."""
-    path = Path(path)
-    if not path.is_file():
-        raise AgentError(f"no league checkpoint at {str(path)!r}")
-    try:
-        payload = torch.load(path, map_location=torch.device(device), weights_only=True)
-    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
-        raise AgentError(f"cannot read checkpoint {str(path)!r}: {error}") from None
-    if not isinstance(payload, dict) or payload.get("kind") != CHECKPOINT_KIND:
-        raise AgentError(f"{str(path)!r} is not a league checkpoint")
-    if payload.get("format") != CHECKPOINT_FORMAT:
-        raise AgentError(
-            f"{str(path)!r} has format {payload.get('format')!r}; this version reads "
-            f"{CHECKPOINT_FORMAT!r}"
-        )
-    return payload
+    return read_checkpoint_of(path, CHECKPOINT_KIND, CHECKPOINT_FORMAT, device, AgentError)
 
 
 def net_from_payload(payload: dict[str, Any]) -> PokerNet:

@@ -53,6 +53,29 @@ def save_atomic(payload: dict[str, Any], path: Path) -> None:
     os.replace(tmp.name, path)
 
 
+def read_checkpoint_of(
+    path: Path, kind: str, version: str, device: str, error: type[ValueError]
+) -> dict[str, Any]:
+    """A checkpoint's dict read with ``weights_only=True``, checked to carry ``kind`` and
+    format ``version``; ``error`` names the file and what is wrong (missing, unreadable,
+    another kind, another format)."""
+    path = Path(path)
+    article = "an" if kind[:1] in "aeiou" else "a"
+    if not path.is_file():
+        raise error(f"no {kind} checkpoint at {str(path)!r}")
+    try:
+        payload = torch.load(path, map_location=torch.device(device), weights_only=True)
+    except Exception as problem:  # a damaged file can fail in zipfile, pickle or torch
+        raise error(f"cannot read checkpoint {str(path)!r}: {problem}") from None
+    if not isinstance(payload, dict) or payload.get("kind") != kind:
+        raise error(f"{str(path)!r} is not {article} {kind} checkpoint")
+    if payload.get("format") != version:
+        raise error(
+            f"{str(path)!r} has format {payload.get('format')!r}; this version reads {version!r}"
+        )
+    return payload
+
+
 def write_text_atomic(text: str, path: Path) -> None:
     """Write a text file through a temp file and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
