@@ -21,6 +21,9 @@ measures a population-model checkpoint.
 The last line printed is one JSON object with these keys:
 
 * ``players``, ``client_processes``, ``seconds``, ``think_ms``, ``agent``, ``seats``: the workload;
+* ``load_average_before``, ``load_average_after``: the machine's one-minute load average
+  before the server starts and after the run (this benchmark's own processes count
+  after), since on a shared machine the latencies follow it;
 * ``actions``, ``hands``, ``errors``: requests answered, hands dealt, failed requests;
 * ``act_p50_ms``, ``act_p95_ms``, ``act_p99_ms``, ``act_max_ms``: action latency;
 * ``server_act_p50_ms``, ``server_act_p95_ms``: the server's own time on an action (its
@@ -198,6 +201,7 @@ async def warm_up(base_url: str, args: argparse.Namespace, server: subprocess.Po
 def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
+    load_before = os.getloadavg()[0]
     server = start_server(port, args.players, args.agent_spec)
     try:
         asyncio.run(warm_up(base_url, args, server))
@@ -227,6 +231,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "think_ms": args.think_ms,
         "agent": args.agent,
         "seats": args.seats,
+        "load_average_before": round(load_before, 2),
+        "load_average_after": round(os.getloadavg()[0], 2),
         "actions": len(tally.act),
         "hands": tally.hands,
         "errors": len(tally.errors),

@@ -555,6 +555,7 @@ def test_poolshark_web_passes_its_options_and_warns_off_loopback(
     monkeypatch.setattr(poolshark.web.server, "serve", fake_serve)
     args = ["web", "--host", "0.0.0.0", "--port", "8123", "--max-sessions", "3"]
     args += ["--idle-minutes", "2", "--agent", "mine=station", "--study-rows", str(study_rows)]
+    args += ["--torch-threads", "2"]
     result = CliRunner().invoke(cli_app, args)
     assert result.exit_code == 0, result.output
     assert "warning: listening on 0.0.0.0" in result.output
@@ -565,9 +566,11 @@ def test_poolshark_web_passes_its_options_and_warns_off_loopback(
     )
     assert served["limits"] == Limits(max_sessions=3, idle_seconds=120)
     assert served["study_rows"] == study_rows
+    assert served["torch_threads"] == 2
     quiet = CliRunner().invoke(cli_app, ["web"])
     assert "warning" not in quiet.output
     assert served["host"] == "127.0.0.1"
+    assert served["torch_threads"] == 1
 
 
 @pytest.mark.parametrize(

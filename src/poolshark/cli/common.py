@@ -80,6 +80,14 @@ ResumeFlag = Annotated[
 ]
 DeviceOption = Annotated[str | None, typer.Option("--device", help="cpu, cuda or cuda:N.")]
 ThreadsOption = Annotated[int | None, typer.Option("--threads", help="torch CPU threads.")]
+DevicesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--devices",
+        min=1,
+        help="Data-parallel processes (torch DDP: gloo on cpu, NCCL on cuda, one GPU each).",
+    ),
+]
 LearningRateOption = Annotated[
     float | None, typer.Option("--learning-rate", help="Peak learning rate.")
 ]

@@ -12,6 +12,7 @@ from rich.table import Table
 from poolshark.cli.common import (
     BatchSizeOption,
     DeviceOption,
+    DevicesOption,
     JsonFlag,
     LearningRateOption,
     PatienceOption,
@@ -115,6 +116,7 @@ def train(
     batch_size: BatchSizeOption = None,
     learning_rate: LearningRateOption = None,
     device: DeviceOption = None,
+    devices: DevicesOption = None,
     seed: Annotated[int | None, typer.Option(help="Seed for weights and batch order.")] = None,
     threads: ThreadsOption = None,
     patience: PatienceOption = None,
@@ -139,6 +141,7 @@ def train(
         "batch_size": batch_size,
         "learning_rate": learning_rate,
         "device": device,
+        "devices": devices,
         "seed": seed,
         "threads": threads,
         "patience": patience,

@@ -48,6 +48,10 @@ def web_command(
         typer.Option("--study-rows", help="Ingested rows folder the Study page reads."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the deals.")] = 0,
+    torch_threads: Annotated[
+        int,
+        typer.Option("--torch-threads", min=1, help="torch threads for agents' forward passes."),
+    ] = 1,
 ) -> None:
     """Serve the web app: Play and Spectate (127.0.0.1:8000 by default)."""
     from poolshark.web.server import exposure_warning, serve  # lazy: fastapi and uvicorn
@@ -65,4 +69,12 @@ def web_command(
         errors.print(f"[bold yellow]{warning}[/]")
     errors.print(f"poolshark web on http://{host}:{port}/ (Ctrl-C stops it)")
     with user_errors():
-        serve(host, port, limits=limits, agents=agents, seed=seed, study_rows=study_rows)
+        serve(
+            host,
+            port,
+            limits=limits,
+            agents=agents,
+            seed=seed,
+            study_rows=study_rows,
+            torch_threads=torch_threads,
+        )

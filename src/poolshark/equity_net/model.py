@@ -285,7 +285,14 @@ def build_model(arch: str, hyperparameters: dict[str, Any] | None = None) -> Equ
     )
 
 
-def masked_mse(predicted: Tensor, target: Tensor, mask: Tensor) -> Tensor:
-    """Mean squared error over the possible combos only (``mask`` True), as a 0-d tensor."""
+def masked_mse(
+    predicted: Tensor, target: Tensor, mask: Tensor, count: Tensor | None = None
+) -> Tensor:
+    """Mean squared error over the possible combos only (``mask`` True), as a 0-d tensor.
+
+    ``count`` replaces the number of possible combos as the divisor (a data-parallel
+    process divides its part by the global count, see :mod:`poolshark.training.distributed`).
+    """
     weights = mask.to(predicted.dtype)
-    return ((predicted - target) ** 2 * weights).sum() / weights.sum().clamp(min=1.0)
+    divisor = weights.sum() if count is None else count
+    return ((predicted - target) ** 2 * weights).sum() / divisor.clamp(min=1.0)

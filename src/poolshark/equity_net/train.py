@@ -42,12 +42,13 @@ from poolshark.training.common import (
     restore_run,
     save_atomic,
 )
+from poolshark.training.distributed import current, launch, process_device
 from poolshark.training.tensorboard import ScalarLog
 
 CHECKPOINT_FORMAT = "poolshark-equity-net-v1"
 STREETS = ("flop", "turn", "river")
 EVAL_BATCH = 4096
-_RESUMABLE_CHANGES = ("data", "val_data", "out", "device", "threads", "patience")
+_RESUMABLE_CHANGES = ("data", "val_data", "out", "device", "threads", "patience", "devices")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 
 
@@ -89,6 +90,7 @@ class EquityTrainConfig(BaseModel):
     log_every: int = Field(50, ge=1)
     patience: int | None = Field(None, ge=1)
     max_samples: int | None = Field(None, ge=1)
+    devices: int = Field(1, ge=1, le=64)
 
     @field_validator("device")
     @classmethod
@@ -321,14 +323,24 @@ def train_equity(
     on_step: StepCallback | None = None,
     on_epoch: EpochCallback | None = None,
 ) -> TrainResult:
-    """Run (or resume) the training that ``config`` describes; see the module docstring."""
+    """Run (or resume) the training that ``config`` describes; see the module docstring.
+
+    With ``config.devices`` above one the run is data-parallel: that many processes
+    (:func:`~poolshark.training.distributed.launch`) share each batch, and the callbacks
+    are not called (they live in this process).
+    """
     _check_device(config.device)
+    world = current()
+    if config.devices > 1 and not world.active:
+        _check_out(config, resume)
+        return launch(_train_in_process, config.devices, config, resume, device=config.device)
     if config.threads is not None:
         torch.set_num_threads(config.threads)
-    device = torch.device(config.device)
+    device_name = process_device(config.device, world.rank)
+    device = torch.device(device_name)
     data, train_rows, val_data, val_rows = _split(config)
-    train = to_samples(data, train_rows, config.device)
-    val = to_samples(val_data, val_rows, config.device)
+    train = to_samples(data, train_rows, device_name)
+    val = to_samples(val_data, val_rows, device_name)
     fingerprint = data.fingerprint
     out = Path(config.out)
     last_path, best_path = out / "last.pt", out / "best.pt"
@@ -352,15 +364,19 @@ def train_equity(
         "seconds": 0.0,
     }
     if resume:
-        state = _restore(config, fingerprint, last_path, model, optimizer, state)
+        state = _restore(config, device_name, fingerprint, last_path, model, optimizer, state)
     elif last_path.exists():
         raise TrainingError(
             f"{str(last_path)!r} exists: pass resume to continue that run, or choose a new out"
         )
 
-    log = ScalarLog(out / "tensorboard")
+    log = ScalarLog(out / "tensorboard" if world.is_main else None)
+    trained = world.wrap(model)
 
     def checkpoint(path: Path, payload_state: dict[str, Any]) -> None:
+        if not world.is_main:
+            world.barrier()
+            return
         save_atomic(
             {
                 "format": CHECKPOINT_FORMAT,
@@ -376,6 +392,7 @@ def train_equity(
             },
             path,
         )
+        world.barrier()
 
     started = time.perf_counter() - float(state["seconds"])
     trained_samples = 0
@@ -389,17 +406,18 @@ def train_equity(
             window_loss, window_steps = 0.0, 0
             for step in range(int(state["step_in_epoch"]), steps_per_epoch):
                 rows = order[step * config.batch_size : (step + 1) * config.batch_size]
-                holes, boards, equity, mask = train.batch(rows)
+                holes, boards, equity, mask = train.batch(world.local_rows(rows))
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
                 with autocast(device, config.precision):
-                    predicted = model(holes, boards)
-                loss = masked_mse(predicted.float(), equity, mask)
+                    predicted = trained(holes, boards)
+                count = world.global_count(mask.sum().to(torch.float32))
+                loss = masked_mse(predicted.float(), equity, mask, count)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()
-                value = float(loss.detach())
+                value = world.mean(float(loss.detach()))
                 state["loss_sum"] = float(state["loss_sum"]) + value
                 state["global_step"] = int(state["global_step"]) + 1
                 state["step_in_epoch"] = step + 1
@@ -410,7 +428,7 @@ def train_equity(
                     log.scalar("train/loss", window_loss / window_steps, state["global_step"])
                     log.scalar("train/learning_rate", rate, state["global_step"])
                     window_loss, window_steps = 0.0, 0
-                if on_step is not None:
+                if on_step is not None and world.is_main:
                     on_step(int(state["global_step"]), total_steps)
                 if int(state["global_step"]) % config.checkpoint_every == 0:
                     state["seconds"] = time.perf_counter() - started
@@ -427,7 +445,7 @@ def train_equity(
             for key, value in entry.items():
                 if key != "epoch":
                     log.scalar(f"epoch/{key}", value, epoch + 1)
-            if on_epoch is not None:
+            if on_epoch is not None and world.is_main:
                 on_epoch(entry)
             improved = report.mse < float(state["best_mse"])
             state.update(
@@ -451,7 +469,7 @@ def train_equity(
 
     best_val = None
     if best_path.exists():
-        best_model, _ = load_equity_net(best_path, config.device)
+        best_model, _ = load_equity_net(best_path, device_name)
         best_val = evaluate(best_model, val)
     session_seconds = time.perf_counter() - session_start
     return TrainResult(
@@ -471,8 +489,25 @@ def train_equity(
     )
 
 
+def _train_in_process(config: EquityTrainConfig, resume: bool) -> TrainResult:
+    """One process of a data-parallel run (what :func:`launch` runs)."""
+    return train_equity(config, resume=resume)
+
+
+def _check_out(config: EquityTrainConfig, resume: bool) -> None:
+    """Refuse to start over a run, or to resume none (checked before processes launch)."""
+    last_path = Path(config.out) / "last.pt"
+    if resume and not last_path.exists():
+        raise TrainingError(f"nothing to resume: no {str(last_path)!r}")
+    if not resume and last_path.exists():
+        raise TrainingError(
+            f"{str(last_path)!r} exists: pass resume to continue that run, or choose a new out"
+        )
+
+
 def _restore(
     config: EquityTrainConfig,
+    device: str,
     fingerprint: str,
     path: Path,
     model: EquityNet,
@@ -480,7 +515,7 @@ def _restore(
     state: dict[str, Any],
 ) -> dict[str, Any]:
     """Load ``last.pt`` into the model and optimizer; the run state to continue from."""
-    payload = read_checkpoint(path, config.device)
+    payload = read_checkpoint(path, device)
     restore_run(
         payload, path, config, _RESUMABLE_CHANGES, model, optimizer, TrainingError, fingerprint
     )

@@ -15,23 +15,29 @@ from torch.utils.tensorboard import SummaryWriter
 
 
 class ScalarLog:
-    """Appends scalars to a new event file in ``directory`` (one file per instance)."""
+    """Appends scalars to a new event file in ``directory`` (one file per instance); with
+    ``directory`` None it keeps nothing (a data-parallel run's other processes)."""
 
-    def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
-        self._writer = SummaryWriter(log_dir=str(directory), flush_secs=30)
+    def __init__(self, directory: Path | None) -> None:
+        self._writer: SummaryWriter | None = None
+        if directory is not None:
+            directory.mkdir(parents=True, exist_ok=True)
+            self._writer = SummaryWriter(log_dir=str(directory), flush_secs=30)
 
     def scalar(self, tag: str, value: float, step: int) -> None:
         """Record ``value`` for ``tag`` at ``step``."""
-        self._writer.add_scalar(tag, float(value), step)
+        if self._writer is not None:
+            self._writer.add_scalar(tag, float(value), step)
 
     def flush(self) -> None:
         """Push what was logged to disk, so a running TensorBoard sees it."""
-        self._writer.flush()
+        if self._writer is not None:
+            self._writer.flush()
 
     def close(self) -> None:
         """Flush and close the file."""
-        self._writer.close()
+        if self._writer is not None:
+            self._writer.close()
 
 
 def read_scalars(path: Path) -> list[tuple[str, int, float]]:

@@ -43,7 +43,16 @@ def serve(
     seed: int = 0,
     study_rows: Path | None = None,
     log_level: str = "warning",
+    torch_threads: int = 1,
 ) -> None:
-    """Run the app until interrupted."""
+    """Run the app until interrupted, torch on ``torch_threads`` threads.
+
+    One thread by default: the server's forward passes are a few decisions each (batched
+    across sessions), too small for intra-op threads to pay, and a second thread would
+    only contend with the event loop that answers every other request.
+    """
+    import torch  # lazy: only the running server sets torch's threads
+
+    torch.set_num_threads(torch_threads)
     app = create_app(limits, agents=agents, seed=seed, study_rows=study_rows)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)

@@ -1,0 +1,156 @@
+"""Data-parallel training over several processes (torch DDP): one global batch, split.
+
+A trainer that runs under a process group sees a :class:`Distributed` (:func:`current`):
+every process takes its share of each *global* batch (:meth:`Distributed.local_rows`,
+the rows ``rank, rank + W, ...``), the gradients are averaged by
+:class:`~torch.nn.parallel.DistributedDataParallel`, and a mean loss is written as the
+process's part of the *global* mean (:meth:`Distributed.global_count`), so one step over
+``W`` processes is the step one process would take over the whole batch, up to float
+summation order. Only the main process (rank 0) writes checkpoints and logs.
+
+:func:`launch` runs a function in ``devices`` processes on this machine: the gloo backend
+on CPU, NCCL on CUDA (one GPU per process, ``cuda:RANK``). Without a process group
+everything here is the identity: :data:`SINGLE` is a world of one.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch import Tensor, nn
+from torch.multiprocessing.spawn import start_processes
+
+Result = TypeVar("Result")
+
+
+@dataclass(frozen=True)
+class Distributed:
+    """This process's place in a data-parallel world of ``world_size`` processes."""
+
+    rank: int = 0
+    world_size: int = 1
+
+    @property
+    def active(self) -> bool:
+        """Whether more than one process shares the work."""
+        return self.world_size > 1
+
+    @property
+    def is_main(self) -> bool:
+        """The process that writes checkpoints, logs and the result (rank 0)."""
+        return self.rank == 0
+
+    def local_rows(self, rows: Tensor) -> Tensor:
+        """This process's share of a global batch: every ``world_size``-th row from its rank."""
+        return rows[self.rank :: self.world_size] if self.active else rows
+
+    def global_count(self, count: Tensor) -> Tensor:
+        """The sum of ``count`` over the processes, divided by ``world_size``: the divisor that
+        makes a process's loss sum its part of the global mean once DDP averages gradients."""
+        if not self.active:
+            return count
+        total = count.detach().clone()
+        dist.all_reduce(total)
+        return total / self.world_size
+
+    def mean(self, value: float) -> float:
+        """The mean of a number over the processes (a logged loss, say)."""
+        if not self.active:
+            return value
+        tensor = torch.tensor([value], dtype=torch.float64)
+        dist.all_reduce(tensor)
+        return float(tensor.item()) / self.world_size
+
+    def wrap(self, model: nn.Module) -> nn.Module:
+        """``model`` under DDP when the world is larger than one, else itself."""
+        if not self.active:
+            return model
+        return nn.parallel.DistributedDataParallel(model)
+
+    def barrier(self) -> None:
+        """Wait for every process (after the main one wrote a checkpoint, say)."""
+        if self.active:
+            dist.barrier()
+
+
+SINGLE = Distributed()
+"""A world of one process: no process group."""
+
+
+def current() -> Distributed:
+    """The running process group's :class:`Distributed`, or :data:`SINGLE` without one."""
+    if dist.is_available() and dist.is_initialized():
+        return Distributed(dist.get_rank(), dist.get_world_size())
+    return SINGLE
+
+
+def process_device(device: str, rank: int) -> str:
+    """The device of process ``rank``: ``cuda:RANK`` when the run asks for CUDA, else cpu."""
+    return f"cuda:{rank}" if device.startswith("cuda") else device
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface now (for the process group's rendezvous)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def launch(
+    function: Callable[..., Result], devices: int, *args: Any, device: str = "cpu"
+) -> Result:
+    """Run ``function(*args)`` in ``devices`` fresh processes joined in one process group
+    (gloo on CPU, NCCL on CUDA) and return what rank 0 returned.
+
+    ``function`` and ``args`` must pickle (a module-level function and plain values). A
+    process that fails fails the launch with its traceback.
+    """
+    if devices < 1:
+        raise ValueError(f"devices must be at least 1, got {devices}")
+    if device.startswith("cuda") and devices > torch.cuda.device_count():
+        raise ValueError(f"{devices} devices asked for, torch sees {torch.cuda.device_count()}")
+    context = mp.get_context("spawn")
+    results = context.SimpleQueue()
+    address = ("127.0.0.1", free_port())
+    start_processes(  # type: ignore[no-untyped-call]
+        _worker,
+        args=(devices, address, device, function, args, results),
+        nprocs=devices,
+        join=True,
+        start_method="spawn",
+    )
+    result: Result = results.get()
+    return result
+
+
+def _worker(
+    rank: int,
+    devices: int,
+    address: tuple[str, int],
+    device: str,
+    function: Callable[..., Result],
+    args: tuple[Any, ...],
+    results: Any,
+) -> None:
+    """One launched process: join the group, run, hand rank 0's result back, leave."""
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = address[0], str(address[1])
+    cuda = device.startswith("cuda")
+    if cuda:
+        torch.cuda.set_device(rank)
+    else:
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // devices))
+    dist.init_process_group("nccl" if cuda else "gloo", rank=rank, world_size=devices)
+    try:
+        result = function(*args)
+        if rank == 0:
+            results.put(result)
+    finally:
+        dist.destroy_process_group()
