@@ -18,6 +18,7 @@ import poolshark.cli.models
 from poolshark.cli import app
 from poolshark.equity_net.data import EquityDataset, generate_dataset, save_dataset
 from poolshark.equity_net.train import EquityTrainConfig, TrainingError, train_equity
+from poolshark.population.train import PopulationTrainConfig, train_population
 from poolshark.training.distributed import SINGLE, Distributed, current
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is missing")
@@ -102,3 +103,31 @@ def test_the_cli_passes_devices_to_the_run(
     refused = CliRunner().invoke(app, [*args, "--devices", "0"])
     assert refused.exit_code == 2
     assert "--devices" in refused.output
+
+
+@pytest.mark.slow
+def test_the_population_model_trains_on_two_processes_as_on_one(tmp_path: Path) -> None:
+    """Two epochs of a tiny population model: the same NLL curve and weights either way,
+    and the second process waits for the first's row cache instead of racing it."""
+    fields: dict[str, object] = {
+        "pool": "micro-zoom",
+        "hands": 400,
+        "epochs": 2,
+        "threads": 1,
+        "seed": 4,
+        "width": 32,
+        "depth": 1,
+        "opponent_width": 8,
+        "class_embedding": 4,
+        "batch_size": 128,
+        "checkpoint_every": 5,
+    }
+    one = train_population(PopulationTrainConfig(out=tmp_path / "one", **fields))
+    two = train_population(PopulationTrainConfig(out=tmp_path / "two", devices=2, **fields))
+    for a, b in zip(one.history, two.history, strict=True):
+        assert b["train_nll"] == pytest.approx(a["train_nll"], rel=1e-4)
+        assert b["val_nll"] == pytest.approx(a["val_nll"], rel=1e-4)
+    first = torch.load(tmp_path / "one" / "last.pt", weights_only=True)["model"]
+    second = torch.load(tmp_path / "two" / "last.pt", weights_only=True)["model"]
+    for name, weights in first.items():
+        torch.testing.assert_close(second[name], weights, rtol=1e-4, atol=1e-5)

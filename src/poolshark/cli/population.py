@@ -11,6 +11,7 @@ from rich.table import Table
 from poolshark.cli.common import (
     BatchSizeOption,
     DeviceOption,
+    DevicesOption,
     JsonFlag,
     LearningRateOption,
     PatienceOption,
@@ -84,6 +85,7 @@ def train(
     ] = None,
     patience: PatienceOption = None,
     device: DeviceOption = None,
+    devices: DevicesOption = None,
     seed: SeedOption = None,
     threads: ThreadsOption = None,
     resume: ResumeFlag = False,
@@ -111,6 +113,7 @@ def train(
         "equity_net": equity_net,
         "patience": patience,
         "device": device,
+        "devices": devices,
         "seed": seed,
         "threads": threads,
     }

@@ -161,9 +161,15 @@ class PopulationNet(nn.Module):
         return logits.masked_fill(~batch.legal, MASKED)
 
 
-def masked_nll(logits: Tensor, target: Tensor) -> Tensor:
-    """Mean negative log-likelihood of the target classes under masked logits (0-d)."""
-    return nn.functional.cross_entropy(logits, target)
+def masked_nll(logits: Tensor, target: Tensor, count: Tensor | None = None) -> Tensor:
+    """Mean negative log-likelihood of the target classes under masked logits (0-d).
+
+    ``count`` replaces the number of rows as the divisor (a data-parallel process divides
+    its part by the global count, see :mod:`poolshark.training.distributed`).
+    """
+    if count is None:
+        return nn.functional.cross_entropy(logits, target)
+    return nn.functional.cross_entropy(logits, target, reduction="sum") / count
 
 
 def build_population_net(hyperparameters: dict[str, Any]) -> PopulationNet:

@@ -91,6 +91,7 @@ from poolshark.training.common import (
     restore_run,
     save_atomic,
 )
+from poolshark.training.distributed import current, launch, process_device
 from poolshark.training.tensorboard import ScalarLog
 
 CHECKPOINT_FORMAT = "poolshark-population-model-v1"
@@ -99,7 +100,7 @@ DATA_CACHE = "data.npz"
 SHARD_CACHE = "shards"
 """The folder in a run's folder that holds its training rows as shards when it streams
 (:func:`prepared_shards`)."""
-_RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows")
+_RESUMABLE_CHANGES = ("out", "device", "threads", "patience", "rows", "devices")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 SELECTION = "observed-nll"
 """What picks ``best.pt`` (checkpoints carry it): the validation NLL of the rows whose
@@ -199,7 +200,10 @@ class PopulationTrainConfig(DataConfig):
     ``stream`` trains from shards (``<out>/shards``, :mod:`poolshark.population.shards`)
     instead of holding every row in memory: ``shard_rows`` rows per shard, batches drawn
     from shuffled fills of at least ``shuffle_buffer`` rows (the memory bound), the
-    validation rows held in memory as before."""
+    validation rows held in memory as before.
+
+    ``devices`` N > 1 trains data-parallel in N processes (:mod:`poolshark.training.distributed`):
+    each builds or reads the same rows and takes its share of every batch."""
 
     out: Path
     val_fraction: float = Field(0.1, gt=0.0, lt=0.5)
@@ -217,6 +221,7 @@ class PopulationTrainConfig(DataConfig):
     seed: int = Field(0, ge=0)
     device: str = "cpu"
     threads: int | None = Field(None, ge=1, le=1024)
+    devices: int = Field(1, ge=1, le=64)
     checkpoint_every: int = Field(2000, ge=1)
     log_every: int = Field(50, ge=1)
     patience: int | None = Field(None, ge=1)
@@ -649,11 +654,13 @@ def train_population(
     on_epoch: EpochCallback | None = None,
     on_data: Progress | None = None,
 ) -> TrainResult:
-    """Run (or resume) the training ``config`` describes; see the module docstring."""
+    """Run (or resume) the training ``config`` describes; see the module docstring.
+
+    With ``config.devices`` above one the run is data-parallel in that many processes
+    (:func:`~poolshark.training.distributed.launch`); the callbacks are not called then.
+    """
     _check_device(config.device)
-    if config.threads is not None:
-        torch.set_num_threads(config.threads)
-    device = torch.device(config.device)
+    world = current()
     out = Path(config.out)
     last_path, best_path = out / "last.pt", out / "best.pt"
     started_rounds = sorted(out.glob("em-*/last.pt"))
@@ -662,6 +669,12 @@ def train_population(
         raise PopulationTrainingError(
             f"{str(first)!r} exists: pass resume to continue that run, or choose a new out"
         )
+    if config.devices > 1 and not world.active:
+        return launch(_train_in_process, config.devices, config, resume, device=config.device)
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    device_name = process_device(config.device, world.rank)
+    device = torch.device(device_name)
     rounds: list[dict[str, Any]] = []
     if config.em_rounds:
         imputer, rounds = _em_rounds(config, on_step=on_step, on_epoch=on_epoch, on_data=on_data)
@@ -669,10 +682,15 @@ def train_population(
         resume = resume and last_path.exists()
     if resume and not last_path.exists():
         raise PopulationTrainingError(f"nothing to resume: no {str(last_path)!r}")
+    if not world.is_main:
+        world.barrier()  # the main process builds the row caches first; the others read them
     try:
         data = (_streamed_rows if config.stream else _memory_rows)(config, device, resume, on_data)
     except ShardError as error:
         raise PopulationTrainingError(str(error)) from None
+    finally:
+        if world.is_main:
+            world.barrier()
     fingerprint, info, val_data = data.fingerprint, data.info, data.val_data
     if data.size < config.batch_size:
         raise PopulationTrainingError(
@@ -719,11 +737,15 @@ def train_population(
         "seconds": 0.0,
     }
     if resume:
-        state = _restore(config, fingerprint, last_path, model, optimizer, state)
+        state = _restore(config, device_name, fingerprint, last_path, model, optimizer, state)
 
-    log = ScalarLog(out / "tensorboard")
+    log = ScalarLog(out / "tensorboard" if world.is_main else None)
+    trained = world.wrap(model)
 
     def checkpoint(path: Path, payload_state: dict[str, Any]) -> None:
+        if not world.is_main:
+            world.barrier()
+            return
         save_atomic(
             {
                 "kind": CHECKPOINT_KIND,
@@ -742,6 +764,7 @@ def train_population(
             },
             path,
         )
+        world.barrier()
 
     started = time.perf_counter() - float(state["seconds"])
     session_start = time.perf_counter()
@@ -760,11 +783,16 @@ def train_population(
                 )
                 for group in optimizer.param_groups:
                     group["lr"] = rate
-                loss = masked_nll(model(features), labels)
+                if world.active:
+                    mine = world.local_rows(torch.arange(len(labels), device=labels.device))
+                    count = world.global_count(torch.tensor(float(len(mine)), device=device))
+                    loss = masked_nll(trained(features.rows(mine)), labels[mine], count)
+                else:
+                    loss = masked_nll(model(features), labels)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()
-                value = float(loss.detach())
+                value = world.mean(float(loss.detach()))
                 state["loss_sum"] = float(state["loss_sum"]) + value
                 state["global_step"] = int(state["global_step"]) + 1
                 state["step_in_epoch"] = step + 1
@@ -775,13 +803,13 @@ def train_population(
                     log.scalar("train/nll", window_loss / window_steps, state["global_step"])
                     log.scalar("train/learning_rate", rate, state["global_step"])
                     window_loss, window_steps = 0.0, 0
-                if on_step is not None:
+                if on_step is not None and world.is_main:
                     on_step(int(state["global_step"]), total_steps)
                 if int(state["global_step"]) % config.checkpoint_every == 0:
                     state["seconds"] = time.perf_counter() - started
                     checkpoint(last_path, state)
                     log.flush()
-            probabilities = predict(model, val_data, config.device)
+            probabilities = predict(model, val_data, device_name)
             figures = score(probabilities, val_data)
             selection = selection_nll(probabilities, val_data)
             entry = {
@@ -798,7 +826,7 @@ def train_population(
             for key, value in entry.items():
                 if key != "epoch":
                     log.scalar(f"epoch/{key}", value, epoch + 1)
-            if on_epoch is not None:
+            if on_epoch is not None and world.is_main:
                 on_epoch(entry)
             improved = selection < float(state["best_nll"])
             state.update(
@@ -822,8 +850,8 @@ def train_population(
 
     validation = None
     if best_path.exists():
-        best_model, _ = load_population_net(best_path, config.device)
-        validation = evaluate(best_model, val_data, baselines, config.device)
+        best_model, _ = load_population_net(best_path, device_name)
+        validation = evaluate(best_model, val_data, baselines, device_name)
     session_seconds = time.perf_counter() - session_start
     return TrainResult(
         parameters=count_parameters(model),
@@ -884,8 +912,14 @@ def _em_rounds(
     return imputer, rounds
 
 
+def _train_in_process(config: PopulationTrainConfig, resume: bool) -> TrainResult:
+    """One process of a data-parallel run (what :func:`launch` runs)."""
+    return train_population(config, resume=resume)
+
+
 def _restore(
     config: PopulationTrainConfig,
+    device: str,
     fingerprint: str,
     path: Path,
     model: PopulationNet,
@@ -893,7 +927,7 @@ def _restore(
     state: dict[str, Any],
 ) -> dict[str, Any]:
     """Load ``last.pt`` into the model and optimizer; the run state to continue from."""
-    payload = read_checkpoint(path, config.device)
+    payload = read_checkpoint(path, device)
     if payload.get("selection") != SELECTION:
         raise PopulationTrainingError(
             f"{str(path)!r} picked its best epoch by the NLL of every validation row, imputed "

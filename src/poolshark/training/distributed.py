@@ -25,9 +25,13 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import Tensor, nn
-from torch.multiprocessing.spawn import start_processes
+from torch.multiprocessing.spawn import ProcessRaisedException, start_processes
 
 Result = TypeVar("Result")
+
+
+class LaunchError(ValueError):
+    """A launched process failed; the message names it and ends with its error's line."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ def launch(
     (gloo on CPU, NCCL on CUDA) and return what rank 0 returned.
 
     ``function`` and ``args`` must pickle (a module-level function and plain values). A
-    process that fails fails the launch with its traceback.
+    process that fails fails the launch: :class:`LaunchError` with its error's last line.
     """
     if devices < 1:
         raise ValueError(f"devices must be at least 1, got {devices}")
@@ -120,13 +124,17 @@ def launch(
     context = mp.get_context("spawn")
     results = context.SimpleQueue()
     address = ("127.0.0.1", free_port())
-    start_processes(  # type: ignore[no-untyped-call]
-        _worker,
-        args=(devices, address, device, function, args, results),
-        nprocs=devices,
-        join=True,
-        start_method="spawn",
-    )
+    try:
+        start_processes(  # type: ignore[no-untyped-call]
+            _worker,
+            args=(devices, address, device, function, args, results),
+            nprocs=devices,
+            join=True,
+            start_method="spawn",
+        )
+    except ProcessRaisedException as error:
+        last = error.msg.strip().splitlines()[-1]
+        raise LaunchError(f"process {error.error_index} of {devices} failed: {last}") from None
     result: Result = results.get()
     return result
 
