@@ -42,8 +42,17 @@ def serve(
     agents: Mapping[str, str] | None = None,
     seed: int = 0,
     study_rows: Path | None = None,
+    study_run: Path | None = None,
+    reports_dir: Path | None = None,
     log_level: str = "warning",
 ) -> None:
     """Run the app until interrupted."""
-    app = create_app(limits, agents=agents, seed=seed, study_rows=study_rows)
+    app = create_app(
+        limits,
+        agents=agents,
+        seed=seed,
+        study_rows=study_rows,
+        study_run=study_run,
+        reports_dir=reports_dir,
+    )
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
