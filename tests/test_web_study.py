@@ -153,6 +153,19 @@ def test_edge_serves_the_run_s_stored_attribution(study: TestClient, run_folder:
     assert "by_action" not in model_raise  # trimmed to what the page shows
 
 
+def test_edge_reads_a_real_run_s_attribution() -> None:
+    edge = load_edge(ROOT / "tests" / "data" / "web" / "demo19")
+    model, pool = edge["fields"]
+    assert (model["hands"], pool["hands"]) == (12_000, 12_000)
+    assert pool["field"] == "pool:handhq-25nl"
+    assert (len(model["spots"]), len(pool["spots"])) == (30, 31)
+    for field in (model, pool):
+        rates = [spot["contribution"]["bb_per_100"] for spot in field["spots"]]
+        assert sum(rates) == pytest.approx(field["total"]["bb_per_100"], abs=1e-3)
+    assert pool["total"]["bb_per_100"] == pytest.approx(37.7317, abs=1e-3)
+    assert sum(row["disagree"] for row in edge["comparison"]) == 2
+
+
 def test_edge_reads_the_attribute_command_s_json_too(tmp_path: Path) -> None:
     rng = np.random.default_rng(4)
     entry = field_attribution(rng, "pool:soft", 0.5)
