@@ -218,6 +218,8 @@ def test_study_where_the_exploiter_earns_charts_and_reports(
     page.fill("#solver-depth", "20")  # a range input takes a value like a text box
     page.dispatch_event("#solver-depth", "change")
     page.wait_for_function("document.getElementById('solver').dataset.depth === '20'")
+    page.wait_for_function("document.querySelectorAll('#ranges .chart13-cell').length === 507")
+    assert page.get_attribute("#ranges", "data-shown") == "true pool|BTN vs CO open"
     page.wait_for_selector("#reports-list a")
     assert page.inner_text("#reports-list a") == "demo/report.html"
     shot(page, "study-edge-charts-reports")

@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pytest
@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 import poolshark.web.charts
 import poolshark.web.server
+from poolshark.agents.loading import load_agent
 from poolshark.analysis.attribution import (
     ACTIONS,
     POSITIONS,
@@ -37,11 +38,14 @@ from poolshark.equity.matrix import PreflopMatrices
 from poolshark.histories.ingest import ingest
 from poolshark.report.html import HtmlReport
 from poolshark.report.range_chart import PALETTE, class_frequencies
+from poolshark.report.spots import SEAT_NAMES, Spot, action_shares, spot_decisions
 from poolshark.solve.shove_fold import ShoveFoldGame, payoffs
 from poolshark.solve.solvers import solve_exact
 from poolshark.web.app import create_app
 from poolshark.web.edge import EdgeError, load_edge
+from poolshark.web.ranges import RUN_AGENTS, SEATS, run_agents
 from poolshark.web.reports import ReportCatalogue
+from poolshark.web.routes.study import Seat
 
 ROOT = Path(__file__).resolve().parents[1]
 PUSH_FOLD_TABLE = ROOT / "docs" / "push-fold-1-25bb.csv"
@@ -403,3 +407,78 @@ def test_poolshark_web_refuses_bad_study_options(args: list[str], words: str) ->
     result = CliRunner().invoke(cli_app, ["web", *args])
     assert result.exit_code == 2
     assert words in result.output
+
+
+# -- the run's preflop ranges ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pool_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run folder whose only agent is its true pool (the ``soft`` pool)."""
+    run = tmp_path_factory.mktemp("web-ranges") / "runs" / "soft-run"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"pool": "soft", "seed": 0}))
+    return run
+
+
+def test_the_run_s_agents_are_found_by_its_stage_files(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "demo"
+    (run / "population-main").mkdir(parents=True)
+    (run / "population-main" / "best.pt").write_bytes(b"not read here")
+    (run / "config.json").write_text(json.dumps({"pool": "soft"}))
+    population = {"main": {"checkpoint": "runs/demo/population-main/best.pt"}}
+    (run / "population.json").write_text(json.dumps(population))
+    exploiters = {"seeds": [{"model": {"checkpoint": "runs/demo/seed-0/missing.pt"}}]}
+    (run / "exploiters.json").write_text(json.dumps(exploiters))
+    assert run_agents(run) == {
+        "true pool": "pool:soft",
+        "population model": str(run / "population-main" / "best.pt"),
+    }
+    with TestClient(create_app(study_run=run)) as client:
+        options = client.get("/api/study/ranges").json()
+        assert options["agents"] == ["true pool", "population model"]
+        assert options["seats"] == ["UTG", "MP", "CO", "BTN", "SB", "BB"]
+        detail = error(client.get("/api/study/range?agent=exploiter&hero=BTN"), 404)
+        assert "no exploiter to chart: it has true pool, population model" in detail
+
+
+def test_the_seats_and_agents_the_api_takes_are_the_report_s() -> None:
+    assert set(SEATS) == set(SEAT_NAMES)
+    assert SEATS[:3] == ("UTG", "MP", "CO")
+    assert get_args(Seat) == SEATS
+    assert RUN_AGENTS == ("true pool", "population model", "exploiter")
+
+
+def test_a_range_chart_is_the_agent_s_action_shares(pool_run: Path) -> None:
+    with TestClient(create_app(study_run=pool_run)) as client:
+        params = {"agent": "true pool", "hero": "BTN", "opener": "CO"}
+        data = client.get("/api/study/range", params=params).json()
+    assert data["spot"] == "BTN vs CO open"
+    fold, call, raised = (np.array(chart["frequencies"]) for chart in data["charts"])
+    np.testing.assert_allclose(fold + call + raised, 1.0, atol=2e-4)
+    shares = action_shares(load_agent("pool:soft"), spot_decisions(Spot("BTN", opener="CO")))
+    np.testing.assert_allclose(raised, class_frequencies(shares[:, 2]), atol=1e-4)
+    assert raised[class_index("AA")] > raised[class_index("72o")]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "words"),
+    [
+        ("agent=true+pool&hero=XX", 422, "query.hero"),
+        ("agent=everyone&hero=BTN", 422, "query.agent"),
+        ("agent=true+pool", 422, "query.hero"),
+        ("agent=true+pool&hero=BB", 422, "pick an opener"),
+        ("agent=true+pool&hero=SB&opener=BB", 422, "BB acts after SB"),
+        ("agent=true+pool&hero=CO&opener=..%2Fx", 422, "query.opener"),
+    ],
+)
+def test_bad_range_requests_are_refused(
+    pool_run: Path, query: str, status: int, words: str
+) -> None:
+    with TestClient(create_app(study_run=pool_run)) as client:
+        assert words in error(client.get(f"/api/study/range?{query}"), status)
+
+
+def test_ranges_without_a_run_say_how_to_give_one(bare: TestClient) -> None:
+    assert "--study-run" in error(bare.get("/api/study/ranges"), 404)
+    assert "--study-run" in error(bare.get("/api/study/range?agent=exploiter&hero=BTN"), 404)

@@ -9,10 +9,12 @@ filters by name, checked against the spot columns and their values (``analysis.s
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import polars as pl
 from fastapi import APIRouter, Depends, Query
+from starlette.concurrency import run_in_threadpool
 
 from poolshark.analysis.spots import (
     ACTION_COLUMNS,
@@ -25,6 +27,7 @@ from poolshark.analysis.spots import (
 from poolshark.histories.ingest import scan_rows
 from poolshark.histories.rows import MAX_SEATS
 from poolshark.web.edge import EdgeError, load_edge
+from poolshark.web.ranges import RUN_AGENTS, SEATS, range_charts, run_agents
 from poolshark.web.sessions import SessionError
 from poolshark.web.state import WebState, web_state
 
@@ -118,17 +121,54 @@ async def spots(
     }
 
 
-@router.get("/edge")
-async def edge(state: State) -> dict[str, Any]:
-    """Where the run's exploiter earns: its stored attribution by preflop spot and by the
-    street the hand ended, per field, with the model-against-pool comparison."""
+def study_run(state: WebState) -> Path:
+    """The operator's run folder, or a 404 that says how to give one."""
     if state.study_run is None:
         raise SessionError(
             404, "no run to study: start the server with --study-run RUN (a run folder)"
         )
+    return state.study_run
+
+
+@router.get("/edge")
+async def edge(state: State) -> dict[str, Any]:
+    """Where the run's exploiter earns: its stored attribution by preflop spot and by the
+    street the hand ended, per field, with the model-against-pool comparison."""
+    run = study_run(state)
     if state.study_edge is None:
         try:
-            state.study_edge = load_edge(state.study_run)
+            state.study_edge = load_edge(run)
         except EdgeError as error:
             raise SessionError(404, str(error)) from None
     return state.study_edge
+
+
+Seat = Literal["UTG", "MP", "CO", "BTN", "SB", "BB"]
+"""A 6-max seat (:data:`poolshark.web.ranges.SEATS`)."""
+
+
+@router.get("/ranges")
+async def ranges(state: State) -> dict[str, Any]:
+    """The run's agents whose preflop charts the page may ask for, and the seats."""
+    found = run_agents(study_run(state))
+    return {"agents": [name for name in RUN_AGENTS if name in found], "seats": list(SEATS)}
+
+
+@router.get("/range")
+async def preflop_range(
+    state: State,
+    agent: Literal["true pool", "population model", "exploiter"],
+    hero: Seat,
+    opener: Seat | None = None,
+) -> dict[str, Any]:
+    """Fold, call and raise charts of one of the run's agents at a 6-max preflop spot
+    (computed on the server at the spot's 1,326 deals, then kept)."""
+    found = run_agents(study_run(state))
+    if agent not in found:
+        raise SessionError(
+            404, f"the run has no {agent} to chart: it has {', '.join(found) or 'none'}"
+        )
+    try:
+        return await run_in_threadpool(range_charts, found[agent], agent, hero, opener)
+    except ValueError as error:
+        raise SessionError(422, str(error)) from None
