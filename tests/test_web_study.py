@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 import poolshark.web.charts
+import poolshark.web.reports
 import poolshark.web.server
 from poolshark.agents.loading import load_agent
 from poolshark.analysis.attribution import (
@@ -344,6 +345,17 @@ def test_the_catalogue_never_reads_a_path_it_did_not_record(reports_folder: Path
     for name in ("../secret.html", str(reports_folder.parent / "secret.html"), "alpha/../../x"):
         assert catalogue.read(name) is None
     assert catalogue.read("alpha/report.html") is not None
+
+
+def test_the_catalogue_is_bounded(monkeypatch: pytest.MonkeyPatch, reports_folder: Path) -> None:
+    monkeypatch.setattr(poolshark.web.reports, "MAX_PAGES", 2)
+    capped = ReportCatalogue(reports_folder)
+    assert (len(capped.entries), capped.truncated) == (2, True)
+    monkeypatch.setattr(poolshark.web.reports, "MAX_PAGES", 1000)
+    monkeypatch.setattr(poolshark.web.reports, "MAX_PAGE_BYTES", 100)
+    assert list(ReportCatalogue(reports_folder).entries) == ["beta/spots/table.html"]
+    with pytest.raises(ValueError, match="is not a folder"):
+        ReportCatalogue(reports_folder / "alpha" / "report.html")
 
 
 def test_reports_without_a_folder_say_how_to_give_one(bare: TestClient) -> None:

@@ -71,7 +71,11 @@ def html_files(root: Path) -> list[Path]:
     folders = [(base, 0)]
     while folders:
         folder, depth = folders.pop()
-        for child in sorted(folder.iterdir()):
+        try:
+            children = sorted(folder.iterdir())
+        except OSError:  # a folder we may not read is left out, not fatal
+            continue
+        for child in children:
             if child.is_symlink():
                 continue
             if child.is_dir():
@@ -92,22 +96,28 @@ class ReportCatalogue:
         self.entries: dict[str, ReportEntry] = {}
         self.truncated = False
         for path in html_files(self.root):
-            size = path.stat().st_size
-            if size > MAX_PAGE_BYTES:
-                continue
             if len(self.entries) == MAX_PAGES:
                 self.truncated = True
                 break
-            relative = path.relative_to(self.root)
-            stamp = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
-            self.entries[relative.as_posix()] = ReportEntry(
-                name=relative.as_posix(),
-                run=relative.parent.as_posix() if relative.parent != Path() else self.root.name,
-                title=page_title(path) or path.stem,
-                modified=stamp.strftime("%Y-%m-%d %H:%M UTC"),
-                size_bytes=size,
-                path=path,
-            )
+            try:
+                entry = self.entry(path)
+            except OSError:  # unreadable: left out
+                continue
+            if entry.size_bytes <= MAX_PAGE_BYTES:
+                self.entries[entry.name] = entry
+
+    def entry(self, path: Path) -> ReportEntry:
+        """The catalogue entry of ``path`` (a file under the root)."""
+        relative = path.relative_to(self.root)
+        status = path.stat()
+        return ReportEntry(
+            name=relative.as_posix(),
+            run=relative.parent.as_posix() if relative.parent != Path() else self.root.name,
+            title=page_title(path) or path.stem,
+            modified=datetime.fromtimestamp(status.st_mtime, tz=UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            size_bytes=status.st_size,
+            path=path,
+        )
 
     def listing(self) -> list[dict[str, object]]:
         """Every entry's summary, newest first."""
