@@ -33,6 +33,7 @@ from poolshark.analysis.attribution import (
     attribute_records,
     compare_attributions,
 )
+from poolshark.analysis.spots import SPOT_COLUMNS
 from poolshark.cards.combos import CLASS_NAMES, class_index
 from poolshark.cli import app as cli_app
 from poolshark.equity.matrix import PreflopMatrices
@@ -375,15 +376,7 @@ def test_the_filters_offer_every_spot_column(tmp_path: Path) -> None:
     ingest([hands], tmp_path / "rows", workers=1, backend="serial")
     with TestClient(create_app(study_rows=tmp_path / "rows")) as client:
         values = client.get("/api/study/options").json()["values"]
-        assert list(values) == [
-            "position",
-            "relative_position",
-            "pot_type",
-            "street",
-            "players_in_pot",
-            "depth",
-            "facing",
-        ]
+        assert list(values) == list(SPOT_COLUMNS)  # every column, players in the pot too
         assert values["players_in_pot"] == [str(n) for n in range(2, 11)]
         assert values["facing"][:2] == ["none", "<0.4"]
         table = client.get("/api/study/spots", params={"by": "facing", "facing": "none"}).json()
