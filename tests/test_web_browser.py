@@ -27,7 +27,9 @@ sync_api = pytest.importorskip(
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed: browser tests skip")
 
 from poolshark.histories.ingest import ingest  # noqa: E402
+from poolshark.report.html import HtmlReport  # noqa: E402
 from poolshark.web.app import create_app  # noqa: E402
+from poolshark.web.reports import ReportCatalogue  # noqa: E402
 from poolshark.web.sessions import Limits  # noqa: E402
 
 SHOTS = Path(
@@ -38,6 +40,16 @@ SHOTS = Path(
 
 
 STUDY_HANDS = Path(__file__).parent / "data" / "analysis" / "spots_hands.txt"
+STUDY_RUN = Path(__file__).parent / "data" / "web" / "demo19"
+
+
+def study_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A reports folder: one run's report page."""
+    runs = tmp_path_factory.mktemp("web-browser-reports") / "runs"
+    report = HtmlReport(title="poolshark run report")
+    report.section("Headline").paragraph("the demo run")
+    report.write(runs / "demo" / "report.html")
+    return runs
 
 
 def free_port() -> int:
@@ -54,6 +66,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ingest([STUDY_HANDS], rows, workers=1, backend="serial")
     port = free_port()
     app = create_app(Limits(max_sessions=8), study_rows=rows)
+    app.state.web.study_run = STUDY_RUN
+    app.state.web.reports = ReportCatalogue(study_reports(tmp_path_factory))
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
@@ -182,3 +196,36 @@ def test_fixed_limit_six_max_offers_the_one_legal_size(page: Any, server: str) -
     click_and_wait(page, "#btn-raise")
     assert "Hero raises to 4" in page.inner_text("#log")
     shot(page, "play-fixed-limit-6max")
+
+
+def test_study_where_the_exploiter_earns_charts_and_reports(
+    page: Any, server: str, preflop: Any
+) -> None:
+    page.goto(server + "/study")
+    page.wait_for_selector("#edge-bars svg .edge-bar")
+    assert page.locator("#edge-bars .edge-bar").count() == 16
+    assert page.locator("#edge-table table.edge-spots tr").count() == 32  # 30 spots, head, total
+    assert "against the population model" in page.inner_text("#edge-summary")
+    page.select_option("#edge-field", "1")
+    page.wait_for_function(
+        "document.getElementById('edge-summary').textContent.includes('true pool')"
+    )
+    page.wait_for_function("document.querySelectorAll('#chart-shove .chart13-cell').length === 169")
+    assert page.locator("#chart-call .chart13-cell").count() == 169
+    assert page.get_attribute("#chart-shove [data-class='AA']", "data-value") == "1"
+    assert page.get_attribute("#chart-shove [data-class='72o']", "data-value") == "0"
+    assert page.inner_text("#chart-shove [data-class='AKs']").startswith("AKs")
+    page.fill("#solver-depth", "20")  # a range input takes a value like a text box
+    page.dispatch_event("#solver-depth", "change")
+    page.wait_for_function("document.getElementById('solver').dataset.depth === '20'")
+    page.wait_for_function("document.querySelectorAll('#ranges .chart13-cell').length === 507")
+    assert page.get_attribute("#ranges", "data-shown") == "true pool|BTN vs CO open"
+    page.wait_for_selector("#reports-list a")
+    assert page.inner_text("#reports-list a") == "demo/report.html"
+    shot(page, "study-edge-charts-reports")
+    with page.context.expect_page() as opened:
+        page.click("#reports-list a")
+    report = opened.value
+    report.wait_for_load_state()
+    assert "the demo run" in report.inner_text("body")
+    report.close()

@@ -47,6 +47,14 @@ def web_command(
         Path | None,
         typer.Option("--study-rows", help="Ingested rows folder the Study page reads."),
     ] = None,
+    study_run: Annotated[
+        Path | None,
+        typer.Option("--study-run", help="Run folder whose attribution.json Study shows."),
+    ] = None,
+    reports: Annotated[
+        Path | None,
+        typer.Option("--reports", help="Folder whose HTML report pages Study lists and serves."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the deals.")] = 0,
     torch_threads: Annotated[
         int,
@@ -64,6 +72,10 @@ def web_command(
         )
         if study_rows is not None and not study_rows.is_dir():
             raise ValueError(f"--study-rows {str(study_rows)!r} is not a folder")
+        if study_run is not None and not (study_run / "attribution.json").is_file():
+            raise ValueError(f"--study-run {str(study_run)!r} holds no attribution.json")
+        if reports is not None and not reports.is_dir():
+            raise ValueError(f"--reports {str(reports)!r} is not a folder")
     warning = exposure_warning(host)
     if warning:
         errors.print(f"[bold yellow]{warning}[/]")
@@ -76,5 +88,7 @@ def web_command(
             agents=agents,
             seed=seed,
             study_rows=study_rows,
+            study_run=study_run,
+            reports_dir=reports,
             torch_threads=torch_threads,
         )

@@ -25,7 +25,10 @@ from poolshark.engine.table import IllegalActionError
 from poolshark.web.batcher import Batcher
 from poolshark.web.catalogue import AgentCatalogue
 from poolshark.web.hall import HallFullError
+from poolshark.web.reports import ReportCatalogue
+from poolshark.web.routes import charts as study_charts
 from poolshark.web.routes import meta, pages, play, sessions, spectate, study
+from poolshark.web.routes import reports as study_reports
 from poolshark.web.sessions import Limits, SessionError, SessionStore
 from poolshark.web.state import WebState
 
@@ -132,20 +135,28 @@ def create_app(
     agents: Mapping[str, str] | None = None,
     seed: int = 0,
     study_rows: Path | None = None,
+    study_run: Path | None = None,
+    reports_dir: Path | None = None,
 ) -> FastAPI:
     """The web app: Play, Spectate, Study and the API, bounded by ``limits``.
 
     ``agents`` adds operator agents (name -> ``load_agent`` spec, files allowed: the
     operator chose them); clients only ever name catalogue entries. ``study_rows`` is the
-    ingested rows folder the Study page reads (None: Study says how to give one).
+    ingested rows folder the Study page reads (None: Study says how to give one);
+    ``study_run`` the run folder whose stored attribution it shows; ``reports_dir`` the
+    folder whose HTML pages it lists and serves by name (catalogued here, once).
     """
     limits = limits or Limits()
     catalogue = AgentCatalogue(agents)
     store = SessionStore(limits, catalogue.load, seed=seed)
     app = FastAPI(title="poolshark", docs_url="/api/docs", redoc_url=None)
     app.state.web = WebState(store, catalogue, Batcher(), study_rows)
+    app.state.web.study_run = study_run
+    app.state.web.reports = ReportCatalogue(reports_dir) if reports_dir is not None else None
     for module in (meta, play, spectate, sessions, study, pages):
         app.include_router(module.router)
+    app.include_router(study_charts.router)
+    app.include_router(study_reports.router)
     static = resources.files("poolshark.web").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 

@@ -42,6 +42,8 @@ def serve(
     agents: Mapping[str, str] | None = None,
     seed: int = 0,
     study_rows: Path | None = None,
+    study_run: Path | None = None,
+    reports_dir: Path | None = None,
     log_level: str = "warning",
     torch_threads: int = 1,
 ) -> None:
@@ -54,5 +56,12 @@ def serve(
     import torch  # lazy: only the running server sets torch's threads
 
     torch.set_num_threads(torch_threads)
-    app = create_app(limits, agents=agents, seed=seed, study_rows=study_rows)
+    app = create_app(
+        limits,
+        agents=agents,
+        seed=seed,
+        study_rows=study_rows,
+        study_run=study_run,
+        reports_dir=reports_dir,
+    )
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)

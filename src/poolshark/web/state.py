@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from fastapi import Request
 
 from poolshark.web.batcher import Batcher
 from poolshark.web.catalogue import AgentCatalogue
+from poolshark.web.reports import ReportCatalogue
 from poolshark.web.sessions import Session, SessionError, SessionStore
 
 
@@ -22,6 +24,9 @@ class WebState:
     batcher: Batcher
     study_rows: Path | None = None
     study_frame: pl.DataFrame | None = None  # the rows with spot columns, read on first use
+    study_run: Path | None = None  # the run folder whose attribution.json Study shows
+    study_edge: dict[str, Any] | None = None  # that attribution, read on first use
+    reports: ReportCatalogue | None = None  # the operator's HTML report pages, by name
 
 
 async def web_state(request: Request) -> WebState:

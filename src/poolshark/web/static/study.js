@@ -2,6 +2,19 @@
 "use strict";
 
 const DEFAULT_GROUPS = ["street", "pot_type"];
+const COLUMN_LABELS = {
+  position: "position",
+  relative_position: "in or out of position",
+  pot_type: "pot type",
+  street: "street",
+  players_in_pot: "players in the pot",
+  depth: "effective stack (bb)",
+  facing: "size bucket (bet faced, fraction of the pot)",
+};
+
+function columnLabel(column) {
+  return COLUMN_LABELS[column] || column;
+}
 
 function percent(value) {
   return value === null || value === undefined ? "" : (100 * value).toFixed(1) + "%";
@@ -31,9 +44,9 @@ async function setUp() {
   const options = await api("GET", "/api/study/options");
   document.getElementById("source").textContent = `${options.folder}: ${options.decisions.toLocaleString()} decisions`;
   document.getElementById("groups").innerHTML += options.columns.map((c) =>
-    `<label><input type="checkbox" value="${c}" ${DEFAULT_GROUPS.includes(c) ? "checked" : ""}> ${c}</label>`).join("");
+    `<label title="${escapeHtml(columnLabel(c))}"><input type="checkbox" value="${c}" ${DEFAULT_GROUPS.includes(c) ? "checked" : ""}> ${c}</label>`).join("");
   document.getElementById("filters").innerHTML += Object.entries(options.values).map(([column, values]) =>
-    `<label>${column} <select data-column="${column}"><option value="">any</option>${values.map((v) => `<option>${escapeHtml(v)}</option>`).join("")}</select></label>`).join("");
+    `<label>${escapeHtml(columnLabel(column))} <select data-column="${column}"><option value="">any</option>${values.map((v) => `<option>${escapeHtml(v)}</option>`).join("")}</select></label>`).join("");
   await show();
 }
 
