@@ -426,7 +426,12 @@ def pool_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run
 
 
-def test_the_run_s_agents_are_found_by_its_stage_files(tmp_path: Path) -> None:
+def test_the_run_s_agents_are_found_by_its_stage_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkpoints the run names as ``runs/...`` are found beside its runs folder (from a
+    working folder where they are not, unlike a checkout that has a ``runs/demo``)."""
+    monkeypatch.chdir(tmp_path)
     run = tmp_path / "runs" / "demo"
     (run / "population-main").mkdir(parents=True)
     (run / "population-main" / "best.pt").write_bytes(b"not read here")
@@ -437,7 +442,7 @@ def test_the_run_s_agents_are_found_by_its_stage_files(tmp_path: Path) -> None:
     (run / "exploiters.json").write_text(json.dumps(exploiters))
     assert run_agents(run) == {
         "true pool": "pool:soft",
-        "population model": str(run / "population-main" / "best.pt"),
+        "population model": str((run / "population-main" / "best.pt").resolve()),
     }
     with TestClient(create_app(study_run=run)) as client:
         options = client.get("/api/study/ranges").json()

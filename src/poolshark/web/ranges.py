@@ -40,13 +40,14 @@ def stage_file(run: Path, name: str) -> dict[str, Any]:
 def checkpoint_path(run: Path, text: object) -> Path | None:
     """A checkpoint the run's files name: as written (absolute, or from the working
     folder), else from the folder holding the runs folder (runs name their files
-    ``runs/NAME/...``); None when it is not found."""
+    ``runs/NAME/...``), made absolute so it names the same file from any folder; None when
+    it is not found."""
     if not isinstance(text, str) or not text:
         return None
     written = Path(text)
     for candidate in (written, run.parent.parent / written):
         if candidate.is_file():
-            return candidate
+            return candidate.resolve()
     return None
 
 
