@@ -18,6 +18,10 @@ import poolshark.cli.models
 from poolshark.cli import app
 from poolshark.equity_net.data import EquityDataset, generate_dataset, save_dataset
 from poolshark.equity_net.train import EquityTrainConfig, TrainingError, train_equity
+from poolshark.oracle import data as od
+from poolshark.oracle.train import OracleTrainConfig, train_oracle
+from poolshark.pool.pools import load_pool
+from poolshark.pool.simulate import simulate
 from poolshark.population.train import PopulationTrainConfig, train_population
 from poolshark.training.distributed import SINGLE, Distributed, current
 
@@ -126,6 +130,42 @@ def test_the_population_model_trains_on_two_processes_as_on_one(tmp_path: Path) 
     two = train_population(PopulationTrainConfig(out=tmp_path / "two", devices=2, **fields))
     for a, b in zip(one.history, two.history, strict=True):
         assert b["train_nll"] == pytest.approx(a["train_nll"], rel=1e-4)
+        assert b["val_nll"] == pytest.approx(a["val_nll"], rel=1e-4)
+    first = torch.load(tmp_path / "one" / "last.pt", weights_only=True)["model"]
+    second = torch.load(tmp_path / "two" / "last.pt", weights_only=True)["model"]
+    for name, weights in first.items():
+        torch.testing.assert_close(second[name], weights, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_the_range_oracle_with_its_batch_term_trains_on_two_processes_as_on_one(
+    tmp_path: Path,
+) -> None:
+    """The oracle's batch KL averages over the whole batch: shared across the processes
+    with gradients, two processes still give one process's curve and weights."""
+    pool = load_pool("micro-zoom")
+    train = od.from_simulation(simulate(pool, 240, seed=31), exact=False, seed=31)
+    val = od.from_simulation(simulate(pool, 60, seed=32, tables=4), exact=False, seed=32)
+    fields: dict[str, object] = {
+        "data": tmp_path / "unused.npz",
+        "mode": "shown",
+        "hidden": 32,
+        "preflop_width": 32,
+        "combo_width": 8,
+        "components": 2,
+        "epochs": 2,
+        "batch_hands": 16,
+        "learning_rate": 8e-3,
+        "checkpoint_every": 7,
+        "threads": 1,
+    }
+    configs = [
+        OracleTrainConfig.model_validate({"out": tmp_path / name, "devices": devices, **fields})
+        for name, devices in (("one", 1), ("two", 2))
+    ]
+    assert configs[0].effective_batch_weight > 0
+    one, two = (train_oracle(config, data=(train, val)) for config in configs)
+    for a, b in zip(one.history, two.history, strict=True):
         assert b["val_nll"] == pytest.approx(a["val_nll"], rel=1e-4)
     first = torch.load(tmp_path / "one" / "last.pt", weights_only=True)["model"]
     second = torch.load(tmp_path / "two" / "last.pt", weights_only=True)["model"]

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from poolshark.cli.common import (
     DeviceOption,
+    DevicesOption,
     JsonFlag,
     LearningRateOption,
     ResumeFlag,
@@ -162,6 +163,7 @@ def train(
         int | None, typer.Option(help="Also evaluate every N steps (a learning curve).")
     ] = None,
     device: DeviceOption = None,
+    devices: DevicesOption = None,
     seed: SeedOption = None,
     data_seed: Annotated[int | None, typer.Option(help="Seed of the simulated hands.")] = None,
     threads: ThreadsOption = None,
@@ -185,6 +187,7 @@ def train(
         "learning_rate": learning_rate,
         "eval_every": eval_every,
         "device": device,
+        "devices": devices,
         "seed": seed,
         "data_seed": data_seed,
         "threads": threads,

@@ -37,6 +37,7 @@ from poolshark.training.common import (
     Precision,
     autocast,
     check_device_name,
+    check_run_folder,
     count_parameters,
     require_device,
     restore_run,
@@ -332,7 +333,7 @@ def train_equity(
     _check_device(config.device)
     world = current()
     if config.devices > 1 and not world.active:
-        _check_out(config, resume)
+        check_run_folder(Path(config.out) / "last.pt", resume, TrainingError)
         return launch(_train_in_process, config.devices, config, resume, device=config.device)
     if config.threads is not None:
         torch.set_num_threads(config.threads)
@@ -492,17 +493,6 @@ def train_equity(
 def _train_in_process(config: EquityTrainConfig, resume: bool) -> TrainResult:
     """One process of a data-parallel run (what :func:`launch` runs)."""
     return train_equity(config, resume=resume)
-
-
-def _check_out(config: EquityTrainConfig, resume: bool) -> None:
-    """Refuse to start over a run, or to resume none (checked before processes launch)."""
-    last_path = Path(config.out) / "last.pt"
-    if resume and not last_path.exists():
-        raise TrainingError(f"nothing to resume: no {str(last_path)!r}")
-    if not resume and last_path.exists():
-        raise TrainingError(
-            f"{str(last_path)!r} exists: pass resume to continue that run, or choose a new out"
-        )
 
 
 def _restore(

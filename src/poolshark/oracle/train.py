@@ -57,15 +57,17 @@ from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 from poolshark.training.common import (
     check_device_name,
+    check_run_folder,
     count_parameters,
     require_device,
     restore_run,
     save_atomic,
 )
+from poolshark.training.distributed import SINGLE, Distributed, current, launch, process_device
 from poolshark.training.tensorboard import ScalarLog
 
 STREETS = ("preflop", "flop", "turn", "river")
-_RESUMABLE_CHANGES = ("out", "device", "threads", "rows", "data", "val_data")
+_RESUMABLE_CHANGES = ("out", "device", "threads", "rows", "data", "val_data", "devices")
 """Config keys a resumed run may change (the data fingerprint guards the data itself)."""
 EVAL_HANDS = 256
 SIM_TABLES = 16
@@ -118,6 +120,7 @@ class OracleTrainConfig(BaseModel):
     seed: int = Field(0, ge=0)
     device: str = "cpu"
     threads: int | None = Field(None, ge=1, le=1024)
+    devices: int = Field(1, ge=1, le=64)
     checkpoint_every: int = Field(500, ge=1)
     log_every: int = Field(50, ge=1)
     eval_every: int | None = Field(None, ge=1)
@@ -198,6 +201,7 @@ def oracle_loss(
     blocked: Tensor,
     batch_weight: float,
     deal: Tensor,
+    world: Distributed = SINGLE,
 ) -> LossTerms:
     """Mean NLL of the labelled examples' combos plus ``batch_weight`` x KL(uniform deal
     averaged over the ``deal`` examples || their predictions averaged).
@@ -207,7 +211,14 @@ def oracle_loss(
     posterior is the deal. A question after the seat's own decisions is selected (only
     seats that did not fold are asked again), its true ranges average to the range of the
     seats that continued, and a term over it would pull a correct oracle toward uniform.
+
+    In a data-parallel ``world`` the examples are this process's share of the batch: the
+    NLL is its part of the global mean, and the KL is the global one (its averages summed
+    over the processes, the predictions' sum with gradients), so the averaged gradients are
+    the whole batch's.
     """
+    if world.active:
+        return _shared_oracle_loss(log_probs, combo, labelled, blocked, batch_weight, deal, world)
     rows = torch.nonzero(labelled).squeeze(1)
     nll = -log_probs[rows, combo[rows]].mean() if rows.numel() else log_probs.new_zeros(())
     kl = log_probs.new_zeros(())
@@ -221,11 +232,48 @@ def oracle_loss(
     return LossTerms(loss=nll + batch_weight * kl, nll=nll, batch_kl=kl)
 
 
-def batch_loss(log_probs: Tensor, batch: BatchTensors, mode: str, batch_weight: float) -> LossTerms:
+def _shared_oracle_loss(
+    log_probs: Tensor,
+    combo: Tensor,
+    labelled: Tensor,
+    blocked: Tensor,
+    batch_weight: float,
+    deal: Tensor,
+    world: Distributed,
+) -> LossTerms:
+    """:func:`oracle_loss` of one process's share of a batch split over ``world`` (every
+    process takes part in each sum, whatever its share holds)."""
+    rows = torch.nonzero(labelled).squeeze(1)
+    count = world.global_count(log_probs.new_tensor(float(rows.numel())))
+    nll = -log_probs[rows, combo[rows]].sum() / count.clamp(min=1.0 / world.world_size)
+    kl = log_probs.new_zeros(())
+    if batch_weight > 0:
+        averaged = torch.nonzero(deal).squeeze(1)
+        possible = (~blocked[averaged]).to(log_probs.dtype)
+        shares = (possible / possible.sum(dim=1, keepdim=True)).sum(dim=0)
+        questions = world.total(log_probs.new_tensor(float(averaged.numel())))
+        if float(questions) > 0:
+            target = world.total(shares) / questions
+            predicted = world.total(torch.exp(log_probs[averaged]).sum(dim=0), differentiable=True)
+            predicted = predicted / questions
+            present = target > 0
+            kl = (target[present] * (target[present].log() - predicted[present].log())).sum()
+    return LossTerms(loss=nll + batch_weight * kl, nll=nll, batch_kl=kl)
+
+
+def batch_loss(
+    log_probs: Tensor,
+    batch: BatchTensors,
+    mode: str,
+    batch_weight: float,
+    world: Distributed = SINGLE,
+) -> LossTerms:
     """:func:`oracle_loss` of a batch's predictions ``log_probs`` (E, 1326), with the
-    labels the ``mode`` may use."""
+    labels the ``mode`` may use (in ``world``, this process's share of the batch)."""
     labelled = labelled_examples(batch.combo, batch.shown, mode)
-    return oracle_loss(log_probs, batch.combo, labelled, batch.blocked, batch_weight, batch.deal)
+    return oracle_loss(
+        log_probs, batch.combo, labelled, batch.blocked, batch_weight, batch.deal, world
+    )
 
 
 # -- evaluation -----------------------------------------------------------------------------------
@@ -532,12 +580,20 @@ def train_oracle(
     """Run (or resume) the training ``config`` describes; see the module docstring.
 
     ``data`` (train, validation) skips loading it from the config's source (tests, and
-    callers that already hold the data; the fingerprint still guards a resume).
+    callers that already hold the data; the fingerprint still guards a resume). With
+    ``config.devices`` above one the run is data-parallel in that many processes
+    (:func:`~poolshark.training.distributed.launch`, each given ``data`` or loading it,
+    each taking its share of every batch's hands); the callbacks are not called then.
     """
     check_run(config, sources=data is None)
+    world = current()
+    if config.devices > 1 and not world.active:
+        check_run_folder(Path(config.out) / "last.pt", resume, OracleTrainingError)
+        return launch(_train_in_process, config.devices, config, resume, data, device=config.device)
     if config.threads is not None:
         torch.set_num_threads(config.threads)
-    device = torch.device(config.device)
+    device_name = process_device(config.device, world.rank)
+    device = torch.device(device_name)
     train, val = data if data is not None else load_training_data(config, progress)
     if train.hands < config.batch_hands:
         raise OracleTrainingError(
@@ -565,16 +621,20 @@ def train_oracle(
         "seconds": 0.0,
     }
     if resume:
-        state = _restore(config, fingerprint, last_path, net, optimizer, state)
+        state = _restore(config, device_name, fingerprint, last_path, net, optimizer, state)
     elif last_path.exists():
         raise OracleTrainingError(
             f"{str(last_path)!r} exists: pass resume to continue that run, or choose a new out"
         )
 
-    log = ScalarLog(out / "tensorboard")
+    log = ScalarLog(out / "tensorboard" if world.is_main else None)
     weight = config.effective_batch_weight
+    trained = world.wrap(net, partial=True)
 
     def checkpoint(path: Path) -> None:
+        if not world.is_main:
+            world.barrier()
+            return
         save_atomic(
             {
                 "kind": CHECKPOINT_KIND,
@@ -591,6 +651,7 @@ def train_oracle(
             },
             path,
         )
+        world.barrier()
 
     def record(report: OracleReport, epoch: float) -> dict[str, float]:
         entry = _entry(report, epoch, int(state["global_step"]), int(state["hands_seen"]))
@@ -598,7 +659,7 @@ def train_oracle(
         for key, value in entry.items():
             if key.startswith("val_"):
                 log.scalar(f"eval/{key}", value, int(state["global_step"]))
-        if on_eval is not None:
+        if on_eval is not None and world.is_main:
             on_eval(entry)
         return entry
 
@@ -614,11 +675,12 @@ def train_oracle(
             window: list[tuple[float, float, float]] = []
             for step in range(int(state["step_in_epoch"]), steps_per_epoch):
                 hands = order[step * config.batch_hands : (step + 1) * config.batch_hands]
-                batch = BatchTensors.of(make_batch(train, hands, starts), device)
+                mine = hands[world.rank :: world.world_size]
+                batch = BatchTensors.of(make_batch(train, mine, starts), device)
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
-                terms = batch_loss(net(batch), batch, config.mode, weight)
+                terms = batch_loss(trained(batch), batch, config.mode, weight, world)
                 optimizer.zero_grad(set_to_none=True)
                 terms.loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()
@@ -626,7 +688,13 @@ def train_oracle(
                 state["step_in_epoch"] = step + 1
                 state["hands_seen"] = int(state["hands_seen"]) + len(hands)
                 session_hands += len(hands)
-                window.append((terms.loss.item(), terms.nll.item(), terms.batch_kl.item()))
+                window.append(
+                    (
+                        world.mean(terms.loss.item()),
+                        world.mean(terms.nll.item()),
+                        terms.batch_kl.item(),
+                    )
+                )
                 global_step = int(state["global_step"])
                 if len(window) == config.log_every:
                     means = np.mean(window, axis=0)
@@ -634,17 +702,17 @@ def train_oracle(
                         log.scalar(f"train/{tag}", float(value), global_step)
                     log.scalar("train/learning_rate", rate, global_step)
                     window = []
-                if on_step is not None:
+                if on_step is not None and world.is_main:
                     on_step(global_step, total_steps)
                 periodic = config.eval_every is not None and global_step % config.eval_every == 0
                 if periodic and step + 1 < steps_per_epoch:  # the epoch's end evaluates anyway
                     fraction = epoch + (step + 1) / steps_per_epoch
-                    record(evaluate_oracle(net, val, device=config.device), fraction)
+                    record(evaluate_oracle(net, val, device=device_name), fraction)
                 if global_step % config.checkpoint_every == 0:
                     state["seconds"] = time.perf_counter() - started
                     checkpoint(last_path)
                     log.flush()
-            report = evaluate_oracle(net, val, device=config.device)
+            report = evaluate_oracle(net, val, device=device_name)
             record(report, float(epoch + 1))
             score = _selection_nll(report, config.mode)
             improved = score < float(state["best_nll"])
@@ -664,8 +732,8 @@ def train_oracle(
 
     best_val = None
     if best_path.exists():
-        best_net, _ = load_oracle_net(best_path, config.device)
-        best_val = evaluate_oracle(best_net, val, device=config.device)
+        best_net, _ = load_oracle_net(best_path, device_name)
+        best_val = evaluate_oracle(best_net, val, device=device_name)
     session_seconds = time.perf_counter() - session_start
     return OracleTrainResult(
         parameters=count_parameters(net),
@@ -695,8 +763,16 @@ def load_oracle_net(path: Path | str, device: str = "cpu") -> tuple[OracleNet, d
     return net, payload
 
 
+def _train_in_process(
+    config: OracleTrainConfig, resume: bool, data: tuple[OracleData, OracleData] | None
+) -> OracleTrainResult:
+    """One process of a data-parallel run (what :func:`launch` runs)."""
+    return train_oracle(config, resume=resume, data=data)
+
+
 def _restore(
     config: OracleTrainConfig,
+    device: str,
     fingerprint: str,
     path: Path,
     net: OracleNet,
@@ -706,7 +782,7 @@ def _restore(
     """Load ``last.pt`` into the network and optimizer; the run state to continue from."""
     if not path.is_file():
         raise OracleTrainingError(f"no checkpoint at {str(path)!r} to resume")
-    payload = read_oracle_checkpoint(path, config.device)
+    payload = read_oracle_checkpoint(path, device)
     restore_run(
         payload, path, config, _RESUMABLE_CHANGES, net, optimizer, OracleTrainingError,
         fingerprint,

@@ -76,6 +76,14 @@ def read_checkpoint_of(
     return payload
 
 
+def check_run_folder(last: Path, resume: bool, error: type[ValueError]) -> None:
+    """Refuse to start a run over ``last`` (its ``last.pt``), or to resume without one."""
+    if resume and not last.exists():
+        raise error(f"nothing to resume: no {str(last)!r}")
+    if not resume and last.exists():
+        raise error(f"{str(last)!r} exists: pass resume to continue that run, or choose a new out")
+
+
 def write_text_atomic(text: str, path: Path) -> None:
     """Write a text file through a temp file and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)

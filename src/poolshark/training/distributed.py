@@ -64,6 +64,20 @@ class Distributed:
         dist.all_reduce(total)
         return total / self.world_size
 
+    def total(self, tensor: Tensor, *, differentiable: bool = False) -> Tensor:
+        """``tensor`` summed over the processes; ``differentiable``: gradients flow back to
+        every process's part (each process must then compute the same loss from it)."""
+        if not self.active:
+            return tensor
+        if differentiable:
+            from torch.distributed.nn.functional import all_reduce  # lazy: rarely needed
+
+            summed: Tensor = all_reduce(tensor)  # type: ignore[no-untyped-call]
+            return summed
+        total = tensor.detach().clone()
+        dist.all_reduce(total)
+        return total
+
     def mean(self, value: float) -> float:
         """The mean of a number over the processes (a logged loss, say)."""
         if not self.active:
@@ -72,11 +86,13 @@ class Distributed:
         dist.all_reduce(tensor)
         return float(tensor.item()) / self.world_size
 
-    def wrap(self, model: nn.Module) -> nn.Module:
-        """``model`` under DDP when the world is larger than one, else itself."""
+    def wrap(self, model: nn.Module, *, partial: bool = False) -> nn.Module:
+        """``model`` under DDP when the world is larger than one, else itself. ``partial``:
+        a forward pass may leave some parameters out (a part for each street, say, and a
+        share of the batch without that street), which DDP must then look for."""
         if not self.active:
             return model
-        return nn.parallel.DistributedDataParallel(model)
+        return nn.parallel.DistributedDataParallel(model, find_unused_parameters=partial)
 
     def barrier(self) -> None:
         """Wait for every process (after the main one wrote a checkpoint, say)."""
