@@ -25,7 +25,8 @@ from poolshark.engine.table import IllegalActionError
 from poolshark.web.batcher import Batcher
 from poolshark.web.catalogue import AgentCatalogue
 from poolshark.web.hall import HallFullError
-from poolshark.web.routes import meta, pages, play, sessions, spectate, study
+from poolshark.web.replays import ReplayCatalogue, ReplayOptions
+from poolshark.web.routes import meta, pages, play, replay, sessions, spectate, study
 from poolshark.web.sessions import Limits, SessionError, SessionStore
 from poolshark.web.state import WebState
 
@@ -132,19 +133,23 @@ def create_app(
     agents: Mapping[str, str] | None = None,
     seed: int = 0,
     study_rows: Path | None = None,
+    replay_options: ReplayOptions | None = None,
 ) -> FastAPI:
     """The web app: Play, Spectate, Study and the API, bounded by ``limits``.
 
     ``agents`` adds operator agents (name -> ``load_agent`` spec, files allowed: the
     operator chose them); clients only ever name catalogue entries. ``study_rows`` is the
     ingested rows folder the Study page reads (None: Study says how to give one).
+    ``replay_options`` are the Replay page's hands and checkpoints (default: a few
+    simulated hands, no oracle or model).
     """
     limits = limits or Limits()
     catalogue = AgentCatalogue(agents)
     store = SessionStore(limits, catalogue.load, seed=seed)
     app = FastAPI(title="poolshark", docs_url="/api/docs", redoc_url=None)
     app.state.web = WebState(store, catalogue, Batcher(), study_rows)
-    for module in (meta, play, spectate, sessions, study, pages):
+    app.state.web.replays = ReplayCatalogue(replay_options or ReplayOptions())
+    for module in (meta, play, spectate, sessions, study, replay, pages):
         app.include_router(module.router)
     static = resources.files("poolshark.web").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")

@@ -9,6 +9,7 @@ from pathlib import Path
 import uvicorn
 
 from poolshark.web.app import create_app
+from poolshark.web.replays import ReplayOptions
 from poolshark.web.sessions import Limits
 
 DEFAULT_HOST = "127.0.0.1"
@@ -42,8 +43,11 @@ def serve(
     agents: Mapping[str, str] | None = None,
     seed: int = 0,
     study_rows: Path | None = None,
+    replay_options: ReplayOptions | None = None,
     log_level: str = "warning",
 ) -> None:
     """Run the app until interrupted."""
-    app = create_app(limits, agents=agents, seed=seed, study_rows=study_rows)
+    app = create_app(
+        limits, agents=agents, seed=seed, study_rows=study_rows, replay_options=replay_options
+    )
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -10,6 +10,7 @@ from fastapi import Request
 
 from poolshark.web.batcher import Batcher
 from poolshark.web.catalogue import AgentCatalogue
+from poolshark.web.replays import ReplayCatalogue
 from poolshark.web.sessions import Session, SessionError, SessionStore
 
 
@@ -22,6 +23,7 @@ class WebState:
     batcher: Batcher
     study_rows: Path | None = None
     study_frame: pl.DataFrame | None = None  # the rows with spot columns, read on first use
+    replays: ReplayCatalogue = field(default_factory=ReplayCatalogue)  # the Replay page's hands
 
 
 async def web_state(request: Request) -> WebState:
