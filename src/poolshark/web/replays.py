@@ -201,7 +201,12 @@ class ReplayCatalogue:
 
             options = self.options
             oracle = None if options.oracle is None else RangeOracle.load(options.oracle)
-            model = None if options.model is None else policy_posterior(str(options.model))
+            # every combo the preflop posterior allows, not a sample: same hand, same view
+            model = (
+                None
+                if options.model is None
+                else policy_posterior(f"{options.model}?candidates=all")
+            )
             self.setup = ReplaySetup(oracle=oracle, model=model, seed=options.seed)
         return self.setup
 

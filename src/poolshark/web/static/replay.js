@@ -52,7 +52,7 @@ function render() {
   document.getElementById("action").textContent = decision.action;
   const legal = decision.legal;
   const options = [legal.can_fold ? "fold" : null, legal.can_check ? "check" : `call ${legal.call}`,
-    legal.min_raise_to === null ? null : `raise to ${legal.min_raise_to}..${legal.max_raise_to}`].filter(Boolean);
+    legal.min_raise_to === null ? null : `${legal.can_check && decision.street !== "preflop" ? "bet" : "raise to"} ${legal.min_raise_to}..${legal.max_raise_to}`].filter(Boolean);
   document.getElementById("legal").textContent = `could: ${options.join(", ")}`;
   document.getElementById("source-name").textContent = SOURCE_NAMES[source] || source;
 
