@@ -5,7 +5,9 @@ an action as prior x P(action) renormalised, exact equity."""
 
 from __future__ import annotations
 
+import io
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ import torch
 from poolshark.cards.combos import COMBO_CARDS, combos_sharing_cards
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.engine.table import Table
+from poolshark.histories.split import parse_hand, split_hands
 from poolshark.oracle.model import OracleNet, RangeOracle
 from poolshark.pool.context import context_from_table
 from poolshark.pool.play import play_hands
@@ -32,6 +35,7 @@ from poolshark.report.hand_replay import (
     moments,
     public_query,
     replay_hand,
+    replay_record,
 )
 
 torch.set_num_threads(1)
@@ -240,6 +244,16 @@ def test_sources_not_given_are_absent(tables: list[Table]) -> None:
     payload = dark.to_json()
     assert payload["seats"][0]["cards"] is None
     assert len(payload["decisions"]) == len(unknown.log)
+
+
+def test_an_ingested_record_replays_with_its_names() -> None:
+    text = (Path(__file__).parent / "data" / "web" / "handhq_ps25_3hands.phhs").read_bytes()
+    raw = next(split_hands(io.BytesIO(text)))
+    replayed = replay_record(parse_hand(raw), ReplaySetup(equity_samples=1024))
+    assert replayed.title == "PokerStars #59937794410"
+    assert replayed.seats[1]["name"] == "C79eKghuAVSmzDgIazSFCg"
+    assert replayed.seats[1]["cards"] == "8s Ah"
+    assert [v.street for v in replayed.decisions].count("river") == 2
 
 
 def test_bad_input_is_refused_with_a_reason(tables: list[Table]) -> None:

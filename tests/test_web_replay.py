@@ -163,6 +163,18 @@ def test_unknown_hands_and_bad_ids(api: TestClient) -> None:
     assert "hand_id" in error(api.get("/api/replay/hands/" + "a" * 41), 422)
 
 
+def test_a_replay_that_fails_answers_json(api: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    replays = api.app.state.web.replays  # type: ignore[attr-defined]
+    replays.views.pop("h2", None)
+
+    def broken(hand: Any) -> Any:
+        raise RuntimeError("checkpoint and hand disagree")
+
+    monkeypatch.setattr(replays, "compute", broken)
+    detail = error(api.get("/api/replay/hands/h2"), 500)
+    assert detail == "the replay of hand 'h2' failed: checkpoint and hand disagree"
+
+
 def test_the_page_is_served(api: TestClient) -> None:
     page = api.get("/replay")
     assert page.status_code == 200

@@ -41,6 +41,8 @@ from poolshark.cards.ranges import Range
 from poolshark.engine.table import Action, Legal, Move, Table
 from poolshark.equity.montecarlo import monte_carlo_equity
 from poolshark.equity.result import EquityError
+from poolshark.histories.record import HandRecord
+from poolshark.histories.replay import judge
 from poolshark.pool.context import ActionLogs
 from poolshark.pool.pools import Pool
 from poolshark.pool.posterior import PosteriorError, PublicHand
@@ -327,6 +329,16 @@ def replay_hand(
         has_model=setup.model is not None,
         decisions=decisions,
     )
+
+
+def replay_record(record: HandRecord, setup: ReplaySetup) -> HandReplay:
+    """:func:`replay_hand` of one ingested hand record, judged as ingestion judges it
+    (``histories.replay.judge``: raises its :class:`~poolshark.histories.record.HistoryError`
+    for a hand the rules refuse), the players named as the record names them."""
+    judged = judge(record)
+    names = [seat.player for seat in judged.record.seats]
+    title = f"{record.site} #{record.hand_id}"
+    return replay_hand(judged.table, setup, names=names, title=title)
 
 
 def source_ranges(

@@ -60,6 +60,10 @@ async def replay(state: State, hand_id: HandId) -> dict[str, Any]:
         return await catalogue(state).view(hand_id)
     except KeyError:
         raise SessionError(404, f"no hand {hand_id!r} to replay (uploads expire)") from None
+    except ValueError as error:  # a hand a source or the model cannot read
+        raise SessionError(422, f"cannot replay hand {hand_id!r}: {error}") from None
+    except Exception as error:  # a checkpoint that fails: the operator's to fix
+        raise SessionError(500, f"the replay of hand {hand_id!r} failed: {error}") from None
 
 
 @router.post("/upload", status_code=201)
