@@ -129,6 +129,9 @@ def test_uploads_parse_with_the_ingestion_readers(api: TestClient) -> None:
     replay = api.get(f"/api/replay/hands/{hands[0]['id']}").json()
     assert [s["name"] for s in replay["seats"]] == ["Alice", "Bob", "Carl"]
     assert replay["decisions"][0]["action"] == "Alice calls 10"
+    assert [d["action"] for d in replay["decisions"][3:6]] == [
+        "Bob checks", "Carl checks", "Alice bets 10"
+    ]  # fmt: skip
     listed = {h["id"] for h in api.get("/api/replay/hands").json()["hands"]}
     assert {h["id"] for h in hands} <= listed
 

@@ -47,7 +47,7 @@ from poolshark.pool.context import ActionLogs
 from poolshark.pool.pools import Pool
 from poolshark.pool.posterior import PosteriorError, PublicHand
 from poolshark.pool.ranges import ExactPoolRanges, RangeQuery, RangeSource, UniformRanges
-from poolshark.population.actions import CALL_CLASS, FOLD_CLASS
+from poolshark.population.actions import CALL_CLASS, FIRST_RAISE_CLASS, FOLD_CLASS
 from poolshark.population.posterior import PolicyPosterior, seat_decisions, with_holes
 from poolshark.report.range_chart import class_frequencies
 
@@ -210,7 +210,7 @@ def group_probabilities(model: PolicyPosterior, table: Table, index: int) -> Flo
     out = np.zeros((3, N_COMBOS))
     out[0, combos] = classes[:, FOLD_CLASS]
     out[1, combos] = classes[:, CALL_CLASS]
-    out[2, combos] = classes[:, CALL_CLASS + 1 :].sum(axis=1)
+    out[2, combos] = classes[:, FIRST_RAISE_CLASS:].sum(axis=1)
     return out
 
 
@@ -230,11 +230,13 @@ def class_policy(probabilities: Floats, board: Sequence[int]) -> dict[str, list[
 
 
 def action_text(action: Action, call: int) -> tuple[str, str]:
-    """How an action reads (``raises to 12``) and its group."""
+    """How an action reads (``raises to 12``, ``bets 6`` when nothing was to call after
+    the flop) and its group."""
     if action.move is Move.FOLD:
         return "folds", "fold"
     if action.move is Move.RAISE:
-        return f"raises to {action.amount}", "raise"
+        opening = call == 0 and action.street > 0
+        return (f"bets {action.amount}" if opening else f"raises to {action.amount}"), "raise"
     return (f"calls {call}" if call else "checks"), "call"
 
 
