@@ -26,9 +26,15 @@ sync_api = pytest.importorskip(
 )
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed: browser tests skip")
 
+import torch  # noqa: E402
+
 from poolshark.histories.ingest import ingest  # noqa: E402
+from poolshark.oracle.model import CHECKPOINT_KIND, OracleNet  # noqa: E402
+from poolshark.population import CHECKPOINT_KIND as MODEL_KIND  # noqa: E402
+from poolshark.population.model import PopulationNet  # noqa: E402
 from poolshark.report.html import HtmlReport  # noqa: E402
 from poolshark.web.app import create_app  # noqa: E402
+from poolshark.web.replays import ReplayOptions  # noqa: E402
 from poolshark.web.reports import ReportCatalogue  # noqa: E402
 from poolshark.web.sessions import Limits  # noqa: E402
 
@@ -52,6 +58,24 @@ def study_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return runs
 
 
+REPLAY_HANDS = Path(__file__).parent / "data" / "web" / "handhq_ps25_3hands.phhs"
+"""Three real PokerStars hands of the HandHQ data (PHH), for Replay."""
+
+
+def replay_checkpoints(folder: Path) -> tuple[Path, Path]:
+    """A random-init range oracle and population model checkpoint, for Replay."""
+    torch.manual_seed(0)
+    nets = {
+        "oracle.pt": (CHECKPOINT_KIND, OracleNet(hidden=16, preflop_width=16, combo_width=8)),
+        "model.pt": (MODEL_KIND, PopulationNet(width=16, depth=1, opponent_width=8)),
+    }
+    for name, (kind, net) in nets.items():
+        payload = {"kind": kind, "hyperparameters": net.hyperparameters(),
+                   "model": net.state_dict(), "range_source": "none"}  # fmt: skip
+        torch.save(payload, folder / name)
+    return folder / "oracle.pt", folder / "model.pt"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -65,7 +89,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     rows = tmp_path_factory.mktemp("web-browser") / "rows"
     ingest([STUDY_HANDS], rows, workers=1, backend="serial")
     port = free_port()
-    app = create_app(Limits(max_sessions=8), study_rows=rows)
+    oracle, model = replay_checkpoints(rows.parent)
+    replays = ReplayOptions(histories=REPLAY_HANDS, oracle=oracle, model=model, simulated=1)
+    app = create_app(Limits(max_sessions=8), study_rows=rows, replay_options=replays)
     app.state.web.study_run = STUDY_RUN
     app.state.web.reports = ReportCatalogue(study_reports(tmp_path_factory))
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
@@ -229,3 +255,42 @@ def test_study_where_the_exploiter_earns_charts_and_reports(
     report.wait_for_load_state()
     assert "the demo run" in report.inner_text("body")
     report.close()
+
+
+def test_replay_a_real_hand_decision_by_decision(page: Any, server: str) -> None:
+    page.goto(server + "/replay")
+    page.wait_for_selector("#hand option[value='h0']", state="attached")
+    click_and_wait(page, "#load")  # the first real hand: four players, a showdown
+    assert page.inner_text("#counter") == "decision 1 of 10"
+    assert page.input_value("#source") == "oracle"
+    # the actor's range, fold / call / raise support, the range after, the model per class
+    assert page.locator("#figure .grid13").count() == 8
+    assert page.locator("#players .grid13").count() == 4  # every live player
+    assert page.locator("#figure .grid13 >> nth=0").locator("div").count() == 169
+    aa = page.locator("#players .grid13 >> nth=0").locator("div >> nth=0")
+    assert aa.inner_text() == "AA"
+    assert "rgb(" in (aa.get_attribute("style") or "")
+    page.keyboard.press("ArrowRight")  # keyboard steps
+    page.wait_for_function("document.getElementById('counter').textContent === 'decision 2 of 10'")
+    for _ in range(7):
+        click_and_wait(page, "#next")
+    assert page.inner_text("#counter") == "decision 9 of 10"
+    assert page.locator("#board .cardface").count() == 5
+    assert "checks" in page.inner_text("#action")
+    assert "equity vs this range" in page.inner_text("#players")  # the shown 8s Ah acts
+    shot(page, "replay")
+    click_and_wait(page, "#next")
+    assert page.is_disabled("#next")
+    page.select_option("#source", "uniform")
+    assert page.locator("#players .grid13").count() == 2  # two of four folded preflop
+    page.click("#upload-box summary")
+    page.fill("#upload-text", "PokerStars Hand #1: nonsense")
+    page.click("#upload")
+    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    assert "malformed" in page.inner_text("#error")
+    page.select_option("#hand", "s0")
+    click_and_wait(page, "#load")
+    assert page.input_value("#source") == "uniform"  # the chosen source stays
+    page.select_option("#source", "exact")  # a simulated hand: the exact pool posterior
+    assert page.locator("#figure .grid13").count() == 8
+    shot(page, "replay-simulated")

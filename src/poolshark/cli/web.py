@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from poolshark.cli.common import errors, user_errors
+
+if TYPE_CHECKING:
+    from poolshark.web.replays import ReplayOptions
 
 
 def parse_agents(values: list[str]) -> dict[str, str]:
@@ -21,6 +24,24 @@ def parse_agents(values: list[str]) -> dict[str, str]:
             raise ValueError(f"--agent {name.strip()!r} given twice")
         agents[name.strip()] = spec.strip()
     return agents
+
+
+def replay_setup(
+    histories: Path | None, pool: str, oracle: Path | None, model: Path | None
+) -> ReplayOptions:
+    """The Replay page's options, every file checked now (a bad one is the operator's
+    error at start, not a client's later)."""
+    from poolshark.pool.pools import load_pool  # lazy: the pool package loads numba kernels
+    from poolshark.web.replays import ReplayOptions  # lazy: the web layer
+
+    if histories is not None and not histories.exists():
+        raise ValueError(f"--replay-histories {str(histories)!r} does not exist")
+    for flag, path in (("--replay-oracle", oracle), ("--replay-model", model)):
+        if path is not None and not path.is_file():
+            raise ValueError(f"{flag} {str(path)!r} is not a file")
+    if pool:
+        load_pool(pool)  # an unknown pool fails here, naming the shipped ones
+    return ReplayOptions(histories=histories, pool=pool or None, oracle=oracle, model=model)
 
 
 def web_command(
@@ -60,8 +81,23 @@ def web_command(
         int,
         typer.Option("--torch-threads", min=1, help="torch threads for agents' forward passes."),
     ] = 1,
+    replay_histories: Annotated[
+        Path | None,
+        typer.Option("--replay-histories", help="Hand histories (file or folder) Replay offers."),
+    ] = None,
+    replay_pool: Annotated[
+        str,
+        typer.Option("--replay-pool", help="Pool whose simulated hands Replay offers ('' none)."),
+    ] = "micro-zoom",
+    replay_oracle: Annotated[
+        Path | None, typer.Option("--replay-oracle", help="Range oracle checkpoint for Replay.")
+    ] = None,
+    replay_model: Annotated[
+        Path | None,
+        typer.Option("--replay-model", help="Population model checkpoint for Replay."),
+    ] = None,
 ) -> None:
-    """Serve the web app: Play and Spectate (127.0.0.1:8000 by default)."""
+    """Serve the web app: Play, Spectate, Study and Replay (127.0.0.1:8000 by default)."""
     from poolshark.web.server import exposure_warning, serve  # lazy: fastapi and uvicorn
     from poolshark.web.sessions import Limits  # lazy: pydantic model of the web layer
 
@@ -76,6 +112,7 @@ def web_command(
             raise ValueError(f"--study-run {str(study_run)!r} holds no attribution.json")
         if reports is not None and not reports.is_dir():
             raise ValueError(f"--reports {str(reports)!r} is not a folder")
+        replay_options = replay_setup(replay_histories, replay_pool, replay_oracle, replay_model)
     warning = exposure_warning(host)
     if warning:
         errors.print(f"[bold yellow]{warning}[/]")
@@ -91,4 +128,5 @@ def web_command(
             study_run=study_run,
             reports_dir=reports,
             torch_threads=torch_threads,
+            replay_options=replay_options,
         )

@@ -25,9 +25,10 @@ from poolshark.engine.table import IllegalActionError
 from poolshark.web.batcher import Batcher
 from poolshark.web.catalogue import AgentCatalogue
 from poolshark.web.hall import HallFullError
+from poolshark.web.replays import ReplayCatalogue, ReplayOptions
 from poolshark.web.reports import ReportCatalogue
 from poolshark.web.routes import charts as study_charts
-from poolshark.web.routes import meta, pages, play, sessions, spectate, study
+from poolshark.web.routes import meta, pages, play, replay, sessions, spectate, study
 from poolshark.web.routes import reports as study_reports
 from poolshark.web.sessions import Limits, SessionError, SessionStore
 from poolshark.web.state import WebState
@@ -137,6 +138,7 @@ def create_app(
     study_rows: Path | None = None,
     study_run: Path | None = None,
     reports_dir: Path | None = None,
+    replay_options: ReplayOptions | None = None,
 ) -> FastAPI:
     """The web app: Play, Spectate, Study and the API, bounded by ``limits``.
 
@@ -145,6 +147,8 @@ def create_app(
     ingested rows folder the Study page reads (None: Study says how to give one);
     ``study_run`` the run folder whose stored attribution it shows; ``reports_dir`` the
     folder whose HTML pages it lists and serves by name (catalogued here, once).
+    ``replay_options`` are the Replay page's hands and checkpoints (default: a few
+    simulated hands, no oracle or model).
     """
     limits = limits or Limits()
     catalogue = AgentCatalogue(agents)
@@ -153,7 +157,8 @@ def create_app(
     app.state.web = WebState(store, catalogue, Batcher(), study_rows)
     app.state.web.study_run = study_run
     app.state.web.reports = ReportCatalogue(reports_dir) if reports_dir is not None else None
-    for module in (meta, play, spectate, sessions, study, pages):
+    app.state.web.replays = ReplayCatalogue(replay_options or ReplayOptions())
+    for module in (meta, play, spectate, sessions, study, replay, pages):
         app.include_router(module.router)
     app.include_router(study_charts.router)
     app.include_router(study_reports.router)

@@ -9,6 +9,7 @@ from pathlib import Path
 import uvicorn
 
 from poolshark.web.app import create_app
+from poolshark.web.replays import ReplayOptions
 from poolshark.web.sessions import Limits
 
 DEFAULT_HOST = "127.0.0.1"
@@ -44,6 +45,7 @@ def serve(
     study_rows: Path | None = None,
     study_run: Path | None = None,
     reports_dir: Path | None = None,
+    replay_options: ReplayOptions | None = None,
     log_level: str = "warning",
     torch_threads: int = 1,
 ) -> None:
@@ -63,5 +65,6 @@ def serve(
         study_rows=study_rows,
         study_run=study_run,
         reports_dir=reports_dir,
+        replay_options=replay_options,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)

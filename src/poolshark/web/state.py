@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ from fastapi import Request
 
 from poolshark.web.batcher import Batcher
 from poolshark.web.catalogue import AgentCatalogue
+from poolshark.web.replays import ReplayCatalogue
 from poolshark.web.reports import ReportCatalogue
 from poolshark.web.sessions import Session, SessionError, SessionStore
 
@@ -27,6 +28,7 @@ class WebState:
     study_run: Path | None = None  # the run folder whose attribution.json Study shows
     study_edge: dict[str, Any] | None = None  # that attribution, read on first use
     reports: ReportCatalogue | None = None  # the operator's HTML report pages, by name
+    replays: ReplayCatalogue = field(default_factory=ReplayCatalogue)  # the Replay page's hands
 
 
 async def web_state(request: Request) -> WebState:

@@ -13,8 +13,9 @@ PAGES = {
     "/play": "play.html",
     "/spectate": "spectate.html",
     "/study": "study.html",
+    "/replay": "replay.html",
 }
-"""Path -> file under ``poolshark/web/static``; Replay slots in here."""
+"""Path -> file under ``poolshark/web/static``."""
 
 
 def page(name: str) -> HTMLResponse:
