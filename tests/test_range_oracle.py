@@ -14,6 +14,7 @@ import torch
 from poolshark.cards.isomorphism import CARD_PERMUTATIONS, COMBO_PERMUTATIONS
 from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
+from poolshark.oracle.loss import batch_loss, labelled_examples, oracle_loss
 from poolshark.oracle.model import (
     KNOTS,
     STRENGTHS,
@@ -27,10 +28,7 @@ from poolshark.oracle.model import (
 from poolshark.oracle.train import (
     OracleTrainConfig,
     OracleTrainingError,
-    batch_loss,
     evaluate_oracle,
-    labelled_examples,
-    oracle_loss,
     train_oracle,
 )
 from poolshark.pool.context import ActionLogs
