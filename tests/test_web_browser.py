@@ -266,9 +266,10 @@ def test_replay_a_real_hand_decision_by_decision(page: Any, server: str) -> None
     # the actor's range, fold / call / raise support, the range after, the model per class
     assert page.locator("#figure .grid13").count() == 8
     assert page.locator("#players .grid13").count() == 4  # every live player
-    assert page.locator("#figure .grid13 >> nth=0").locator("div").count() == 169
-    aa = page.locator("#players .grid13 >> nth=0").locator("div >> nth=0")
-    assert aa.inner_text() == "AA"
+    assert page.locator("#figure .grid13 >> nth=0").locator(".chart13-cell").count() == 169
+    aa = page.locator("#players .grid13 >> nth=0").locator(".chart13-cell >> nth=0")
+    assert aa.get_attribute("data-class") == "AA"
+    assert aa.inner_text().strip() == "AA"
     assert "rgb(" in (aa.get_attribute("style") or "")
     page.keyboard.press("ArrowRight")  # keyboard steps
     page.wait_for_function("document.getElementById('counter').textContent === 'decision 2 of 10'")

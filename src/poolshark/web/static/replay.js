@@ -1,36 +1,37 @@
-// Replay: a hand decision by decision, the ranges as 13x13 heatmaps (CSS grids).
+// Replay: a hand decision by decision, the ranges as 13x13 heatmaps (chart13.js).
 "use strict";
 
-const RANKS = "AKQJT98765432";
 const HUES = { range: [0, 90, 50], fold: [40, 90, 170], call: [0, 120, 60], raise: [190, 30, 30] };
 const LIGHT = [236, 236, 236];
 const SOURCE_NAMES = { uniform: "the uniform deal", oracle: "the range oracle", model: "the population model's posterior", exact: "the exact pool posterior" };
 const state = { replay: null, index: 0 };
 
-function className(cell) {
-  const row = Math.floor(cell / 13), column = cell % 13;
-  if (row === column) return RANKS[row] + RANKS[row];
-  return row < column ? RANKS[row] + RANKS[column] + "s" : RANKS[column] + RANKS[row] + "o";
-}
-
-function shade(value, hue) {
-  const v = Math.max(0, Math.min(1, value || 0));
-  return LIGHT.map((c, i) => Math.round(c + (hue[i] - c) * v));
-}
-
 function percent(value) {
   return value === null || value === undefined ? "n/a" : (100 * value).toFixed(1) + "%";
 }
 
-// One 13x13 chart: values (169, in [0, 1] or null) shaded towards the hue.
+// One 13x13 chart (values: 169, in [0, 1], null where blocked) shaded from light grey toward
+// the hue: a placeholder now, drawn by the shared chart13.js once it is in the page.
+const pendingCharts = [];
 function heatmap(values, hue, title, sub, extra) {
-  const cells = values.map((value, cell) => {
-    const rgb = shade(value, hue);
-    const dark = rgb[0] * 0.3 + rgb[1] * 0.59 + rgb[2] * 0.11 < 120 ? ' class="dark"' : "";
-    const tip = `${className(cell)}: ${value === null ? "blocked" : percent(value)}`;
-    return `<div${dark} style="background:rgb(${rgb.join(",")})" title="${tip}">${className(cell)}</div>`;
-  });
-  return `<div class="chart ${extra || ""}"><div class="title">${escapeHtml(title)}</div><div class="sub">${escapeHtml(sub || "")}</div><div class="grid13" data-chart="${escapeHtml(title)}">${cells.join("")}</div></div>`;
+  pendingCharts.push({ values, hue });
+  const holder = `<div class="grid13" data-chart="${escapeHtml(title)}" data-pending="${pendingCharts.length - 1}"></div>`;
+  return `<div class="chart ${extra || ""}"><div class="title">${escapeHtml(title)}</div><div class="sub">${escapeHtml(sub || "")}</div>${holder}</div>`;
+}
+
+// Draw every placeholder under `root` with drawChart13.
+function drawCharts(root) {
+  for (const holder of root.querySelectorAll(".grid13[data-pending]")) {
+    const { values, hue } = pendingCharts[Number(holder.dataset.pending)];
+    drawChart13(holder, values, {
+      palette: [[0, LIGHT], [1, hue]],
+      size: 18,
+      cellText: () => "",
+      tooltip: (name, value) => `${name}: ${value === null ? "blocked" : percent(value)}`,
+    });
+    delete holder.dataset.pending;
+  }
+  pendingCharts.length = 0;
 }
 
 function cardsHtml(text) {
@@ -77,6 +78,7 @@ function render() {
     }
   }
   document.getElementById("figure").innerHTML = charts.join("");
+  drawCharts(document.getElementById("figure"));
 
   document.getElementById("players").innerHTML = decision.players.map((player) => {
     const range = player.ranges[source];
@@ -86,6 +88,7 @@ function render() {
     const sub = `stack ${player.stack}${player.bet ? ", bet " + player.bet : ""}` + (equity !== undefined ? `; actor's equity vs this range ${percent(equity)}` : "");
     return heatmap(range, HUES.range, `${player.name}${cards}`, sub, player.seat === decision.actor ? "actor" : "");
   }).join("");
+  drawCharts(document.getElementById("players"));
   document.getElementById("decision-notes").textContent = decision.notes.join("; ");
 }
 
