@@ -51,6 +51,7 @@ from poolshark.equity_net.train import (
     to_samples,
     train_equity,
 )
+from poolshark.training.common import precision_warning
 from poolshark.training.tensorboard import read_scalars
 
 runner = CliRunner()
@@ -350,3 +351,12 @@ def test_cli_data_train_eval_round_trip(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "no checkpoint" in result.output
+
+
+def test_bf16_on_a_cpu_without_bfloat16_instructions_is_warned_about() -> None:
+    assert precision_warning("cpu", "fp32") is None
+    assert precision_warning("cuda", "bf16") is None
+    warning = precision_warning("cpu", "bf16")
+    assert (warning is None) == bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    if warning is not None:
+        assert "--precision fp32" in warning

@@ -157,6 +157,11 @@ def run_equity_training(run: EquityTrainConfig, *, resume: bool, json_output: bo
     """Train (or resume) the run with a progress bar and per-epoch lines on stderr; print
     the result (one JSON object with ``json_output``). Errors exit 2 with one line."""
     from poolshark.equity_net.train import train_equity  # lazy: torch; CLI starts fast
+    from poolshark.training.common import precision_warning  # lazy: torch; CLI starts fast
+
+    warning = precision_warning(run.device, run.precision)
+    if warning:
+        errors.print(f"[bold yellow]{warning}[/]")
 
     def on_epoch(entry: dict[str, float]) -> None:
         if not json_output:

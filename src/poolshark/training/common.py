@@ -95,6 +95,20 @@ def write_text_atomic(text: str, path: Path) -> None:
     os.replace(tmp.name, path)
 
 
+def precision_warning(device: str, precision: Precision) -> str | None:
+    """A warning when ``bf16`` is asked for on a CPU without bfloat16 instructions, where
+    it runs many times slower than float32 (16x measured, ``docs/benchmarks.md``)."""
+    if precision != "bf16" or not device.startswith("cpu"):
+        return None
+    supported = getattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", None)
+    if supported is None or supported():
+        return None
+    return (
+        "warning: this CPU has no bfloat16 instructions, so precision bf16 runs many times "
+        "slower than fp32 here (16x measured); pass --precision fp32"
+    )
+
+
 def autocast(device: torch.device, precision: Precision) -> contextlib.AbstractContextManager[Any]:
     """The context a training forward pass runs in: bfloat16 autocast for ``bf16``, else none.
 
