@@ -576,7 +576,9 @@ def _run_ray(files: Sequence[Path], options: Options, workers: int) -> Iterator[
     except ImportError:
         raise IngestError("the ray backend needs ray: pip install 'poolshark[ray]'") from None
     started_here = not ray.is_initialized()
-    if started_here:
+    if started_here and os.environ.get("RAY_ADDRESS"):  # join that cluster, all its CPUs
+        ray.init(include_dashboard=False, log_to_driver=False)
+    elif started_here:
         ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         task = ray.remote(ingest_file)
