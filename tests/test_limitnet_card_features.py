@@ -61,7 +61,8 @@ def _check_kinds_and_nesting(features: tuple[CardFeature, ...], values: np.ndarr
         elif feature.kind is Kind.RANK:
             assert value == 0 or round(value * 13) in range(1, 14), feature.name
         else:
-            assert value >= 0 and value == int(value), feature.name
+            assert value >= 0, feature.name
+            assert value == int(value), feature.name
         if value and feature.parents:
             assert any(p in on for p in feature.parents), (feature.name, feature.parents, on)
 
