@@ -4,227 +4,84 @@
 :func:`board_features` describes the public cards (every board feature up to the stage the
 board's length gives: 19 on the flop, 19 + 22 on the turn, 19 + 22 + 38 on the river);
 :func:`private_features` the hole cards and how they meet the board (6, 71, 95 or 82);
-:func:`card_features` is what the action function reads (:func:`action_inputs`). Cards are
-ints ``4 * rank + suit``. Straights and the "higher hands possible" counts work on ranks
-alone, over the ten straight windows (A-5 .. T-A) and the 91 hole-rank pairs, cached per
-board.
+:func:`card_features` is what the action function reads (``card_schema.action_inputs``).
+Cards are ints ``4 * rank + suit``. Straights and the "higher hands possible" counts work
+on ranks alone (:mod:`poolshark.limitnet.card_ranks`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
 from poolshark.cards.evaluator import evaluate_indices
-from poolshark.cards.hand_value import Category, HandKey, best_counts_key, category_of
+from poolshark.cards.hand_value import Category, category_of
+from poolshark.limitnet.card_ranks import (
+    WINDOWS,
+    FeatureValues,
+    best_straight,
+    better_pair_hands,
+    draw_hands,
+    gaps,
+    higher_in_suit,
+    higher_straights,
+    in_suit,
+    one_gap_outs,
+    rank_counts,
+    rank_key,
+    rank_value,
+    sharing_hands,
+    straight_outs,
+    suit_counts,
+    window_top,
+)
 from poolshark.limitnet.card_schema import (
     FLOP_BOARD,
     RIVER_BOARD,
     SHORT_RIVER_BOARD,
     STAGE_PRIVATE,
     TURN_BOARD,
-    CardFeature,
     action_inputs,
 )
 
 Floats = npt.NDArray[np.float64]
 
-WINDOWS = tuple(
-    frozenset((top - i) % 13 if top - i >= 0 else 12 for i in range(5)) for top in range(3, 13)
-)
-"""The ten straight windows by top rank 3 (five-high, the ace low) .. 12 (ace-high)."""
 
-RANK_PAIRS = tuple((a, b) for a in range(13) for b in range(a, 13))
-"""The 91 hole-rank pairs (a <= b; a == b is a pocket pair)."""
-
-
-def rank_value(rank: int) -> float:
-    """A rank as a feature: ``(rank + 1) / 13`` (a deuce 1/13, an ace 1; never 0)."""
-    return (rank + 1) / 13
-
-
-class _Values:
-    """Feature values by name for one list; unknown names are a programming error."""
-
-    def __init__(self, features: tuple[CardFeature, ...]) -> None:
-        self.index = _index(features)
-        self.values = np.zeros(len(features))
-
-    def __setitem__(self, name: str, value: float) -> None:
-        self.values[self.index[name]] = value
-
-
-_INDEXES: dict[int, dict[str, int]] = {}
-
-
-def _index(features: tuple[CardFeature, ...]) -> dict[str, int]:
-    key = id(features)
-    if key not in _INDEXES:
-        _INDEXES[key] = {f.name: i for i, f in enumerate(features)}
-    return _INDEXES[key]
-
-
-# -- straights on ranks ---------------------------------------------------------------------
-
-
-def _top(window: frozenset[int]) -> int:
-    return 3 if 12 in window and 0 in window else max(window)
-
-
-@cache
-def best_straight(board: frozenset[int], hole: frozenset[int]) -> tuple[int, int]:
-    """(top rank, hole ranks needed) of the best straight using at least one hole rank;
-    (-1, 0) when there is none."""
-    best = (-1, 0)
-    for window in WINDOWS:
-        missing = window - board
-        if missing and missing <= hole:
-            best = max(best, (_top(window), len(missing)))
-    return best
-
-
-@cache
-def straight_outs(board: frozenset[int], hole: frozenset[int]) -> frozenset[int]:
-    """Ranks whose arrival gives a better straight using a hole rank than now."""
-    now = best_straight(board, hole)[0]
-    return frozenset(
-        r for r in range(13) if r not in board and best_straight(board | {r}, hole)[0] > now
-    )
-
-
-def gaps(board: frozenset[int], missing: int) -> int:
-    """Straight windows short of exactly ``missing`` ranks on ``board``."""
-    return sum(len(w - board) == missing for w in WINDOWS)
-
-
-@lru_cache(maxsize=4096)
-def draw_hands(board: frozenset[int]) -> tuple[frozenset[tuple[int, int]], ...]:
-    """(single, double) draw hands on ``board``: hole-rank pairs with no straight and one,
-    or two or more, ranks to one."""
-    single, double = set(), set()
-    for a, b in RANK_PAIRS:
-        hole = frozenset((a, b))
-        if best_straight(board, hole)[0] >= 0:
-            continue
-        outs = len(straight_outs(board, hole))
-        if outs == 1:
-            single.add((a, b))
-        elif outs >= 2:
-            double.add((a, b))
-    return frozenset(single), frozenset(double)
-
-
-def _sharing(
-    hands: frozenset[tuple[int, int]],
-    board: frozenset[int],
-    ranks: frozenset[int],
-    mine: tuple[int, int],
-) -> int:
-    """Hands (other than mine) whose straight outs on ``board`` meet ``ranks``."""
-    return sum(
-        1 for hand in hands if hand != mine and straight_outs(board, frozenset(hand)) & ranks
-    )
-
-
-def _higher_straights(board: frozenset[int], top: int, missing: int) -> int:
-    return sum(len(w - board) == missing and _top(w) > top for w in WINDOWS)
-
-
-def _my_straights(values: _Values, board: frozenset[int], hole: frozenset[int]) -> frozenset[int]:
+def _my_straights(
+    values: FeatureValues, board: frozenset[int], hole: frozenset[int]
+) -> frozenset[int]:
     """The straight features every stage before the river shares; returns my outs."""
     top, _ = best_straight(board, hole)
     outs = straight_outs(board, hole)
     if top >= 0:
         values["st_straight"] = 1
-        values["st_higher"] = sum(len(w - board) <= 2 and _top(w) > top for w in WINDOWS)
+        values["st_higher"] = sum(len(w - board) <= 2 and window_top(w) > top for w in WINDOWS)
     values["st_single"] = float(len(outs) == 1)
     values["st_double"] = float(len(outs) >= 2)
-    higher_one = _higher_straights(board, top, 1) if top >= 0 else 0
-    higher_two = _higher_straights(board, top, 2) if top >= 0 else 0
+    higher_one = higher_straights(board, top, 1) if top >= 0 else 0
+    higher_two = higher_straights(board, top, 2) if top >= 0 else 0
     shared_one = 0
     for r in outs:
         after = board | {r}
         new_top = best_straight(after, hole)[0]
-        higher_one += _higher_straights(after, new_top, 1)
-        higher_two += _higher_straights(after, new_top, 2)
-        shared_one += sum(len(w - after) == 1 and _top(w) <= new_top for w in WINDOWS)
+        higher_one += higher_straights(after, new_top, 1)
+        higher_two += higher_straights(after, new_top, 2)
+        shared_one += sum(len(w - after) == 1 and window_top(w) <= new_top for w in WINDOWS)
     values["st_higher_one_gap"] = higher_one
     values["st_higher_two_gap"] = higher_two
     values["st_shared_one_gap"] = shared_one
     return outs
 
 
-def _if_pair(values: _Values, board: frozenset[int], hole_ranks: Sequence[int]) -> None:
+def _if_pair(values: FeatureValues, board: frozenset[int], hole_ranks: Sequence[int]) -> None:
     single, double = draw_hands(board)
     for name, hands in (("if_pair_single", single), ("if_pair_double", double)):
         values[name] = sum(
             r in straight_outs(board, frozenset(hand)) for r in hole_ranks for hand in hands
         )
-
-
-# -- suits ----------------------------------------------------------------------------------
-
-
-def _suit_counts(cards: Sequence[int]) -> list[int]:
-    counts = [0] * 4
-    for c in cards:
-        counts[c % 4] += 1
-    return counts
-
-
-def _higher_in_suit(suit: int, hole: Sequence[int], board: Sequence[int]) -> int:
-    """Ranks of ``suit`` above my best hole card of it, on neither the board nor my hand."""
-    mine = [c // 4 for c in hole if c % 4 == suit]
-    seen = {c // 4 for c in (*hole, *board) if c % 4 == suit}
-    return sum(r not in seen for r in range(max(mine) + 1, 13))
-
-
-def _in_suit(hole: Sequence[int], suit: int) -> int:
-    return sum(c % 4 == suit for c in hole)
-
-
-# -- "higher hands possible" on ranks ----------------------------------------------------------
-
-
-def _counts(ranks: Sequence[int]) -> list[int]:
-    counts = [0] * 13
-    for r in ranks:
-        counts[r] += 1
-    return counts
-
-
-def _key(ranks: Sequence[int]) -> HandKey:
-    return best_counts_key(_counts(ranks))
-
-
-def better_pair_hands(
-    board: Sequence[int], hole: Sequence[int], category: Category
-) -> tuple[int, int]:
-    """(pocket pairs, unpaired rank pairs) an opponent could hold (the cards left allow it)
-    that make a ``category`` hand on ``board`` beating my rank-only hand (no flushes)."""
-    return _better_pair_hands(tuple(sorted(board)), tuple(sorted(hole)), int(category))
-
-
-@lru_cache(maxsize=65536)
-def _better_pair_hands(
-    board: tuple[int, ...], hole: tuple[int, int], category: int
-) -> tuple[int, int]:
-    mine = _key((*board, *hole))
-    left = [4 - c for c in _counts((*board, *hole))]
-    pocket = unpaired = 0
-    for a, b in RANK_PAIRS:
-        if (a == b and left[a] < 2) or left[a] < 1 or left[b] < 1:
-            continue
-        theirs = _key((*board, a, b))
-        if theirs[0] == category and theirs > mine:
-            if a == b:
-                pocket += 1
-            else:
-                unpaired += 1
-    return pocket, unpaired
 
 
 # -- board features -------------------------------------------------------------------------
@@ -249,7 +106,7 @@ def _board_features(board: tuple[int, ...]) -> Floats:
 
 
 def _flop_board(flop: tuple[int, ...]) -> Floats:
-    values = _Values(FLOP_BOARD)
+    values = FeatureValues(FLOP_BOARD)
     ranks = sorted((c // 4 for c in flop), reverse=True)
     distinct = frozenset(ranks)
     if len(distinct) == 1:
@@ -265,7 +122,7 @@ def _flop_board(flop: tuple[int, ...]) -> Floats:
     else:
         values["unpaired_flop"] = 1
         values["flop_hi"], values["flop_mid"], values["flop_lo"] = map(rank_value, ranks)
-    suits = _suit_counts(flop)
+    suits = suit_counts(flop)
     most = max(suits)
     values[("rainbow", "two_tone", "monotone")[most - 1]] = 1
     if most >= 2:
@@ -276,17 +133,12 @@ def _flop_board(flop: tuple[int, ...]) -> Floats:
     values["single_draw_hands"] = len(single)
     values["double_draw_hands"] = len(double)
     values["backdoor_windows"] = sum(len(w & distinct) == 2 for w in WINDOWS)
-    values["one_gap_outs"] = len(_one_gap_outs(distinct))
+    values["one_gap_outs"] = len(one_gap_outs(distinct))
     return values.values
 
 
-def _one_gap_outs(board: frozenset[int]) -> frozenset[int]:
-    """Ranks whose arrival leaves a straight window one rank short on the board."""
-    return frozenset(r for r in range(13) if r not in board and gaps(board | {r}, 1) > 0)
-
-
 def _turn_board(flop: tuple[int, ...], turn: int) -> Floats:
-    values = _Values(TURN_BOARD)
+    values = FeatureValues(TURN_BOARD)
     flop_ranks = sorted((c // 4 for c in flop), reverse=True)
     distinct = frozenset(flop_ranks)
     t = turn // 4
@@ -313,7 +165,7 @@ def _turn_board(flop: tuple[int, ...], turn: int) -> Floats:
     else:
         values["t_unpaired_turn"] = rank_value(t)
         values["t_unpaired_under"] = sum(r < t for r in flop_ranks)
-    suits = _suit_counts(flop)
+    suits = suit_counts(flop)
     most = max(suits)
     same = suits[turn % 4]
     if most == 3 and same == 3:
@@ -338,14 +190,14 @@ def _turn_board(flop: tuple[int, ...], turn: int) -> Floats:
 
 
 def _river_board(board: tuple[int, ...]) -> Floats:
-    values = _Values(RIVER_BOARD)
+    values = FeatureValues(RIVER_BOARD)
     values.values[: len(SHORT_RIVER_BOARD)] = _short_river(board)
     river = board[4] // 4
     earlier = [c // 4 for c in board[:4]]
     values["r_river_rank"] = rank_value(river)
     values["r_river_pairs"] = float(river in earlier)
     values["r_river_top"] = float(river > max(earlier))
-    suits = _suit_counts(board)
+    suits = suit_counts(board)
     most = max(suits)
     if most >= 3 and board[4] % 4 == suits.index(most):
         values["r_river_suits"] = 1
@@ -367,9 +219,9 @@ def _river_board(board: tuple[int, ...]) -> Floats:
 
 def _short_river(board: tuple[int, ...]) -> Floats:
     """The 30 order-free river board features."""
-    values = _Values(SHORT_RIVER_BOARD)
+    values = FeatureValues(SHORT_RIVER_BOARD)
     ranks = sorted((c // 4 for c in board), reverse=True)
-    counts = _counts(ranks)
+    counts = rank_counts(ranks)
     groups = sorted(((counts[r], r) for r in set(ranks)), reverse=True)
     shape = tuple(n for n, _ in groups)
     if shape == (4, 1):
@@ -397,7 +249,7 @@ def _short_river(board: tuple[int, ...]) -> Floats:
         values["r_unpaired_board"] = 1
     for i, r in enumerate(ranks, 1):
         values[f"r_rank_{i}"] = rank_value(r)
-    suits = _suit_counts(board)
+    suits = suit_counts(board)
     most = max(suits)
     if most >= 3:
         suit = suits.index(most)
@@ -425,7 +277,7 @@ def private_features(hole: Sequence[int], board: Sequence[int]) -> Floats:
         raise ValueError(f"a board has 0, 3, 4 or 5 cards, got {len(board)}")
     hole_t = (int(hole[0]), int(hole[1]))
     board_t = tuple(int(c) for c in board)
-    values = _Values(STAGE_PRIVATE[stage])
+    values = FeatureValues(STAGE_PRIVATE[stage])
     (_preflop, _flop, _turn, _river)[stage](values, hole_t, board_t)
     return values.values
 
@@ -452,7 +304,7 @@ def _hole_ranks(hole: tuple[int, int]) -> tuple[int, int]:
     return (a, b) if a >= b else (b, a)
 
 
-def _preflop(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> None:
+def _preflop(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
     hi, lo = _hole_ranks(hole)
     if hi == lo:
         values["pocket_pair"] = 1
@@ -464,7 +316,7 @@ def _preflop(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> 
     values["straights"] = sum({hi, lo} <= w for w in WINDOWS)
 
 
-def _flop(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> None:
+def _flop(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
     hi, lo = _hole_ranks(hole)
     ranks = sorted((c // 4 for c in board), reverse=True)
     distinct = frozenset(ranks)
@@ -491,23 +343,23 @@ def _flop(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> Non
     hole_ranks = frozenset((hi, lo))
     outs = _my_straights(values, distinct, hole_ranks)
     single, double = draw_hands(distinct)
-    values["st_shared_single"] = _sharing(single, distinct, outs, (lo, hi))
-    values["st_shared_double"] = _sharing(double, distinct, outs, (lo, hi))
+    values["st_shared_single"] = sharing_hands(single, distinct, outs, (lo, hi))
+    values["st_shared_double"] = sharing_hands(double, distinct, outs, (lo, hi))
     backdoor = [
         w for w in WINDOWS if len(w - distinct - hole_ranks) == 2 and (w & hole_ranks) - distinct
     ]
     if backdoor:
-        best = max(_top(w) for w in backdoor)
+        best = max(window_top(w) for w in backdoor)
         needed = frozenset().union(*(w - distinct - hole_ranks for w in backdoor))
         values["bd_windows"] = len(backdoor)
-        values["bd_higher"] = sum(_top(w) > best and bool(w & distinct) for w in WINDOWS)
-        values["bd_shared_one_gap"] = len(_one_gap_outs(distinct) & needed)
-        values["bd_shared_single"] = _sharing(single, distinct, needed, (lo, hi))
-        values["bd_shared_double"] = _sharing(double, distinct, needed, (lo, hi))
+        values["bd_higher"] = sum(window_top(w) > best and bool(w & distinct) for w in WINDOWS)
+        values["bd_shared_one_gap"] = len(one_gap_outs(distinct) & needed)
+        values["bd_shared_single"] = sharing_hands(single, distinct, needed, (lo, hi))
+        values["bd_shared_double"] = sharing_hands(double, distinct, needed, (lo, hi))
     _if_pair(values, distinct, (hi, lo))
 
 
-def _pair_flop(values: _Values, hi: int, lo: int, pair: int, kicker: int) -> None:
+def _pair_flop(values: FeatureValues, hi: int, lo: int, pair: int, kicker: int) -> None:
     if hi == lo:
         if hi == pair:
             values["pf_quads"] = 1
@@ -539,7 +391,7 @@ def _pair_flop(values: _Values, hi: int, lo: int, pair: int, kicker: int) -> Non
         values["pf_above_kicker"] = (hi > kicker) + (lo > kicker)
 
 
-def _unpaired(values: _Values, p: str, hi: int, lo: int, ranks: Sequence[int]) -> None:
+def _unpaired(values: FeatureValues, p: str, hi: int, lo: int, ranks: Sequence[int]) -> None:
     """The made-hand block on a board of different ranks (the flop's ``np`` block lacks
     the counts below a set or two pair: it has which flop card they match instead)."""
     later = p != "np"
@@ -575,37 +427,37 @@ def _unpaired(values: _Values, p: str, hi: int, lo: int, ranks: Sequence[int]) -
         values[f"{p}_lo_under"] = sum(r > lo for r in ranks)
 
 
-def _flop_flush(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> None:
-    suits = _suit_counts(board)
+def _flop_flush(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
+    suits = suit_counts(board)
     most = max(suits)
     if most == 3:
         suit = suits.index(3)
-        mine = _in_suit(hole, suit)
+        mine = in_suit(hole, suit)
         if mine:
             name = "mono_flush" if mine == 2 else "mono_draw"
             values[name] = 1
-            values[f"{name}_higher"] = _higher_in_suit(suit, hole, board)
+            values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
         return
     if most == 2:
         suit = suits.index(2)
-        mine = _in_suit(hole, suit)
+        mine = in_suit(hole, suit)
         if mine:
             name = "tt_draw" if mine == 2 else "tt_backdoor_one"
             values[name] = 1
-            values[f"{name}_higher"] = _higher_in_suit(suit, hole, board)
+            values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
         elif hole[0] % 4 == hole[1] % 4 and suits[hole[0] % 4] == 1:
             values["tt_backdoor_two"] = 1
-            values["tt_backdoor_two_higher"] = _higher_in_suit(hole[0] % 4, hole, board)
+            values["tt_backdoor_two_higher"] = higher_in_suit(hole[0] % 4, hole, board)
         return
     if hole[0] % 4 == hole[1] % 4 and suits[hole[0] % 4] == 1:
         values["rb_backdoor"] = 1
-        values["rb_backdoor_higher"] = _higher_in_suit(hole[0] % 4, hole, board)
+        values["rb_backdoor_higher"] = higher_in_suit(hole[0] % 4, hole, board)
 
 
-def _turn(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> None:
+def _turn(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
     hi, lo = _hole_ranks(hole)
     ranks = sorted((c // 4 for c in board), reverse=True)
-    counts = _counts(ranks)
+    counts = rank_counts(ranks)
     groups = sorted(((counts[r], r) for r in set(ranks)), reverse=True)
     shape = tuple(n for n, _ in groups)
     pocket = hi == lo
@@ -653,12 +505,12 @@ def _turn(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> Non
         "st_shared_new_double": double - flop_single - flop_double,
     }
     for name, hands in groups_shared.items():
-        values[name] = _sharing(frozenset(hands), distinct, outs, (lo, hi))
+        values[name] = sharing_hands(frozenset(hands), distinct, outs, (lo, hi))
     _if_pair(values, distinct, (hi, lo))
 
 
 def _two_pair_board(
-    values: _Values,
+    values: FeatureValues,
     hole: tuple[int, int],
     board: tuple[int, ...],
     hi: int,
@@ -668,7 +520,7 @@ def _two_pair_board(
 ) -> None:
     ranks = [c // 4 for c in board]
     holes = [c // 4 for c in hole]
-    key = _key((*ranks, *holes))
+    key = rank_key((*ranks, *holes))
     if key[0] == Category.QUADS:
         values["tp_quads"] = 1
         values["tp_quads_higher"] = sum(better_pair_hands(ranks, holes, Category.QUADS))
@@ -687,7 +539,7 @@ def _two_pair_board(
 
 
 def _paired(
-    values: _Values,
+    values: FeatureValues,
     p: str,
     hole: tuple[int, int],
     board: tuple[int, ...],
@@ -734,46 +586,46 @@ def _paired(
         values[f"{p}_full_unpaired_higher"] = unpaired
 
 
-def _turn_flush(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> None:
-    suits = _suit_counts(board)
+def _turn_flush(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
+    suits = suit_counts(board)
     most = max(suits)
     if most == 4:
         suit = suits.index(4)
-        mine = _in_suit(hole, suit)
+        mine = in_suit(hole, suit)
         if mine:
             values["f4_flush"] = 1
-            values["f4_flush_higher"] = _higher_in_suit(suit, hole, board)
+            values["f4_flush_higher"] = higher_in_suit(suit, hole, board)
             values["f4_both"] = float(mine == 2)
     elif most == 3:
         suit = suits.index(3)
-        mine = _in_suit(hole, suit)
+        mine = in_suit(hole, suit)
         if mine:
             name = "f3_flush" if mine == 2 else "f3_draw"
             values[name] = 1
-            values[f"{name}_higher"] = _higher_in_suit(suit, hole, board)
+            values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
     elif suits.count(2) == 2:
-        flop_suit = max(range(4), key=lambda s: _suit_counts(board[:3])[s])
+        flop_suit = max(range(4), key=lambda s: suit_counts(board[:3])[s])
         turn_suit = board[3] % 4
         for name, suit in (("fd_front", flop_suit), ("fd_back", turn_suit)):
-            if _in_suit(hole, suit) == 2:
+            if in_suit(hole, suit) == 2:
                 values[name] = 1
-                values[f"{name}_higher"] = _higher_in_suit(suit, hole, board)
+                values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
     elif most == 2:
         suit = suits.index(2)
-        if _in_suit(hole, suit) == 2:
+        if in_suit(hole, suit) == 2:
             values["f2_draw"] = 1
-            values["f2_draw_higher"] = _higher_in_suit(suit, hole, board)
+            values["f2_draw_higher"] = higher_in_suit(suit, hole, board)
 
 
-def _river(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> None:
+def _river(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
     hi, lo = _hole_ranks(hole)
     ranks = sorted((c // 4 for c in board), reverse=True)
     holes = [hi, lo]
-    counts = _counts(ranks)
+    counts = rank_counts(ranks)
     groups = sorted(((counts[r], r) for r in set(ranks)), reverse=True)
     shape = tuple(n for n, _ in groups)
-    key = _key((*ranks, *holes))
-    board_key = _key(ranks)
+    key = rank_key((*ranks, *holes))
+    board_key = rank_key(ranks)
     if shape == (4, 1):
         kicker = groups[1][1]
         values["rq_kicker_plays"] = float(hi > kicker)
@@ -820,8 +672,8 @@ def _river(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> No
     top, needed = best_straight(distinct, frozenset(holes))
     if top >= 0:
         values["rs_one_gap" if needed == 1 else "rs_two_gap"] = 1
-        values["rs_higher_one_gap"] = _higher_straights(distinct, top, 1)
-        values["rs_higher_two_gap"] = _higher_straights(distinct, top, 2)
+        values["rs_higher_one_gap"] = higher_straights(distinct, top, 1)
+        values["rs_higher_two_gap"] = higher_straights(distinct, top, 2)
     value = evaluate_indices([*hole, *board])
     category = min(category_of(value), Category.QUADS)  # a straight flush counts as quads
     names = (
@@ -838,21 +690,21 @@ def _river(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> No
     values["plays_board"] = float(value == evaluate_indices(list(board)))
 
 
-def _river_flush(values: _Values, hole: tuple[int, int], board: tuple[int, ...]) -> None:
-    suits = _suit_counts(board)
+def _river_flush(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
+    suits = suit_counts(board)
     most = max(suits)
     if most < 3:
         return
     suit = suits.index(most)
-    mine = _in_suit(hole, suit)
+    mine = in_suit(hole, suit)
     if most == 5:
         bottom = min(c // 4 for c in board if c % 4 == suit)
         if any(c % 4 == suit and c // 4 > bottom for c in hole):
             values["rfl_plays"] = 1
-            values["rfl_higher"] = _higher_in_suit(suit, hole, board)
+            values["rfl_higher"] = higher_in_suit(suit, hole, board)
     elif most == 4 and mine:
         values["rf4_flush"] = 1
-        values["rf4_higher"] = _higher_in_suit(suit, hole, board)
+        values["rf4_higher"] = higher_in_suit(suit, hole, board)
     elif most == 3 and mine == 2:
         values["rf3_flush"] = 1
-        values["rf3_higher"] = _higher_in_suit(suit, hole, board)
+        values["rf3_higher"] = higher_in_suit(suit, hole, board)
