@@ -303,7 +303,7 @@ def train_command(
     seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
     updates: Annotated[int, typer.Option(help="Gradient steps.")] = 200,
     tables: Annotated[int, typer.Option(help="Hands dealt per update.")] = 64,
-    learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.01,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.002,
     seed: Annotated[int, typer.Option(help="Seed of the weights, deals and actions.")] = 0,
     resume: Annotated[bool, typer.Option(help="Continue from OUT/last.pt.")] = False,
     against: Annotated[

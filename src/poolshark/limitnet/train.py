@@ -46,6 +46,10 @@ Floats = npt.NDArray[np.float64]
 
 TRAIN_FORMAT = "poolshark-limitnet-run-v1"
 
+MAX_ACTIONS = 256
+"""The action log of a training batch: room for the learner's raise safety and for frozen
+opponents that keep raising heads-up."""
+
 
 class TrainError(ValueError):
     """A training run that cannot start or resume as asked."""
@@ -68,7 +72,7 @@ class TrainConfig(BaseModel):
     seats: int = Field(6, ge=2, le=10)
     updates: int = Field(200, ge=1)
     tables: int = Field(64, ge=1, description="Hands dealt per update.")
-    learning_rate: float = Field(0.01, gt=0)
+    learning_rate: float = Field(0.002, gt=0)
     baseline_decay: float = Field(0.99, ge=0, lt=1)
     outcome_states: int = Field(8, ge=1)
     depth_bb: float = Field(100.0, gt=0)
@@ -175,7 +179,9 @@ class Trainer:
         """Play update ``update``'s deals: the learner's decisions, the chips won per table
         and seat (in small bets), and each table's learning seat (-1: every seat)."""
         config = self.config
-        batch = BatchedTables(self.game, config.tables, seed=_mix(config.seed, update))
+        batch = BatchedTables(
+            self.game, config.tables, seed=_mix(config.seed, update), max_actions=MAX_ACTIONS
+        )
         trajectories = _Trajectories()
         learner = LimitNetAgent(self.model, recorder=trajectories)
         agents: list[Agent] = [learner]
