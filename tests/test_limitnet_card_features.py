@@ -3,6 +3,8 @@ values of each kind, nesting under their parents, and hand-checked spots."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -29,6 +31,7 @@ from poolshark.limitnet.card_schema import (
     CardFeature,
     Kind,
     action_inputs,
+    markdown_table,
 )
 
 
@@ -171,3 +174,9 @@ def test_river_full_house_and_hand_category() -> None:
 )
 def test_private_lists(features: tuple[CardFeature, ...], count: int) -> None:
     assert len(features) == count
+
+
+def test_the_docs_tables_are_the_lists_in_the_code() -> None:
+    text = (Path(__file__).parents[1] / "docs" / "limit.md").read_text()
+    for features in (*STAGE_PRIVATE, *STAGE_BOARD[1:]):
+        assert markdown_table(features) in text

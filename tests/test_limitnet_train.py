@@ -4,16 +4,19 @@ to the same weights; the agent plays 2-10 seats and loads from its checkpoint.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from typer.testing import CliRunner
 
 import poolshark.evaluate  # noqa: F401  (registers every checkpoint kind)
 from poolshark.agents.bots import CallingStation
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent, Decisions, Moves
+from poolshark.cli import app
 from poolshark.engine.config import Betting
 from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.limitnet.action_function import ActionFunction
@@ -21,6 +24,7 @@ from poolshark.limitnet.agent import LimitNetAgent, load_model, save_model
 from poolshark.limitnet.train import Mode, TrainConfig, Trainer, TrainError
 
 torch.set_num_threads(1)
+runner = CliRunner()
 
 
 class CheckFolder:
@@ -90,3 +94,20 @@ def test_the_agent_plays_any_table_and_loads_from_its_checkpoint(
     result = play_match([agent, CallingStation()], [0] + [1] * (seats - 1), config)
     assert result.agents[0].coerced == 0  # it only ever asks for legal actions
     assert result.agents[0].decisions > 0
+
+
+def test_the_cli_trains_resumes_and_reports_json(tmp_path: Path) -> None:
+    args = ["limit", "train", "--out", str(tmp_path), "--seats", "3", "--tables", "4"]
+    args += ["--eval-hands", "30", "--json"]
+    first = runner.invoke(app, [*args, "--updates", "2"])
+    assert first.exit_code == 0, first.output
+    figures = json.loads(first.stdout)
+    assert figures["training"]["updates"] == 2
+    assert set(figures["evaluation"]) == {"start", "trained"}
+    assert (tmp_path / "limitnet.pt").is_file()
+    resumed = runner.invoke(app, [*args, "--updates", "3", "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["training"]["updates"] == 3
+    bad = runner.invoke(app, ["limit", "train", "--out", str(tmp_path), "--mode", "maniac"])
+    assert bad.exit_code == 2
+    assert "mode must be self-play or best-response" in bad.output

@@ -73,7 +73,7 @@ class DecisionInputs:
         )
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=50_000)
 def _cards(hole: tuple[int, int], board: tuple[int, ...]) -> Floats:
     values = card_features(hole, board)
     values.flags.writeable = False

@@ -5,7 +5,7 @@ counts over the 91 hole-rank pairs (cached per board)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -59,7 +59,7 @@ def window_top(window: frozenset[int]) -> int:
     return 3 if 12 in window and 0 in window else max(window)
 
 
-@cache
+@lru_cache(maxsize=1 << 18)
 def best_straight(board: frozenset[int], hole: frozenset[int]) -> tuple[int, int]:
     """(top rank, hole ranks needed) of the best straight using at least one hole rank;
     (-1, 0) when there is none."""
@@ -71,7 +71,7 @@ def best_straight(board: frozenset[int], hole: frozenset[int]) -> tuple[int, int
     return best
 
 
-@cache
+@lru_cache(maxsize=1 << 18)
 def straight_outs(board: frozenset[int], hole: frozenset[int]) -> frozenset[int]:
     """Ranks whose arrival gives a better straight using a hole rank than now."""
     now = best_straight(board, hole)[0]
