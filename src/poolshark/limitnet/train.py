@@ -6,7 +6,8 @@ decision the learner took is pushed towards (or away from) its action in proport
 what that seat won in the deal, in small bets: the gradient is
 ``sum_decisions grad log P(a) * (R - b) / hands``. Self-play needs no baseline (the seats'
 results sum to zero); the best response uses reinforcement comparison, ``b`` a running
-mean of its results (a number, not a critic). Adam takes the step.
+mean of its results (a number, not a critic). Adam takes the step, the gradient's norm
+clipped at 10.
 
 Runs are seeded (a fresh engine batch and agent streams per update, drawn from the seed
 and the update number) and resumable: ``last.pt`` holds the weights, the optimizer, the
@@ -207,6 +208,10 @@ class Trainer:
         start = time.perf_counter()
         self.model.train()
         trajectories, won, learner_seat = self.play(self.update)
+        if not trajectories.actions:  # every hand ended before the learner acted
+            return self._book(
+                UpdateStats(self.update, self.config.tables, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            )
         inputs = DecisionInputs.concatenate(trajectories.inputs)
         actions = torch.from_numpy(np.concatenate(trajectories.actions))
         tables = np.concatenate(trajectories.tables)
@@ -241,6 +246,9 @@ class Trainer:
             loss=float(loss.detach()),
             seconds=time.perf_counter() - start,
         )
+        return self._book(stats)
+
+    def _book(self, stats: UpdateStats) -> UpdateStats:
         self.update += 1
         self.history.append(stats)
         return stats
