@@ -188,3 +188,8 @@ def _better_pair_hands(
 def one_gap_outs(board: frozenset[int]) -> frozenset[int]:
     """Ranks whose arrival leaves a straight window one rank short on the board."""
     return frozenset(r for r in range(13) if r not in board and gaps(board | {r}, 1) > 0)
+
+
+def better_pair_hands_cache_clear() -> None:
+    """Empty :func:`better_pair_hands`' cache."""
+    _better_pair_hands.cache_clear()
