@@ -39,7 +39,7 @@ from poolshark.limitnet.agent import (
     checkpoint_payload,
     model_from_payload,
 )
-from poolshark.play.loop import PlayLoop
+from poolshark.play.loop import PlayLoop, match_game
 from poolshark.training.common import read_checkpoint_of, save_atomic
 
 Int64s = npt.NDArray[np.int64]
@@ -83,14 +83,16 @@ class TrainConfig(BaseModel):
 
 
 def limit_game(seats: int, cap_heads_up: bool = False) -> GameConfig:
-    """The thesis's game: blinds 1/2, bets 2/2/4/4, a cap of four bets a round."""
-    return GameConfig(
+    """The thesis's game: blinds 1/2, bets 2/2/4/4, a cap of four bets a round (the play
+    loop's fixed-limit game, no rake)."""
+    return match_game(
+        seats,
+        1,
+        2,
+        0.0,
+        None,
+        exact_ev=False,
         betting=Betting.FIXED_LIMIT,
-        seats=seats,
-        small_blind=1,
-        big_blind=2,
-        small_bet=2,
-        big_bet=4,
         cap_heads_up=cap_heads_up,
     )
 
