@@ -45,16 +45,16 @@ def random_states(count: int, seed: int) -> tuple[list[Table], BatchedTables]:
     config = limit_game(6)
     rng = np.random.default_rng(seed)
     batch = BatchedTables(config, count)
+
+    def deal(i: int) -> Table:
+        table = Table(config, [200] * 6, button=i % 6, seed=seed + i)
+        holes, board = [table.hole_cards], [table.board_cards]
+        batch.reset([i], stacks=200, buttons=[i % 6], hole_cards=holes, boards=board)
+        return table
+
     tables = []
     for i in range(count):
-        table = Table(config, [200] * 6, button=i % 6, seed=seed + i)
-        batch.reset(
-            [i],
-            stacks=200,
-            buttons=[i % 6],
-            hole_cards=[table.hole_cards],
-            boards=[table.board_cards],
-        )
+        table = deal(i)
         for _ in range(int(rng.integers(0, 12))):
             legal = table.legal()
             move = int(rng.choice([1, 2] if legal.min_raise_to is not None else [1]))
@@ -65,16 +65,7 @@ def random_states(count: int, seed: int) -> tuple[list[Table], BatchedTables]:
             batch.step(moves, np.full(count, amount))
             if table.done:
                 break
-        if table.done:  # start again: a finished hand has no player to act
-            table = Table(config, [200] * 6, button=i % 6, seed=seed + i)
-            batch.reset(
-                [i],
-                stacks=200,
-                buttons=[i % 6],
-                hole_cards=[table.hole_cards],
-                boards=[table.board_cards],
-            )
-        tables.append(table)
+        tables.append(deal(i) if table.done else table)  # a finished hand has no one to act
     return tables, batch
 
 
@@ -95,7 +86,7 @@ def main() -> None:
 
     deals = 200 if args.quick else 2000
     rng = np.random.default_rng(args.seed)
-    decks = [rng.permutation(52)[:7] for _ in range(deals)]
+    decks = [[int(c) for c in rng.permutation(52)[:7]] for _ in range(deals)]
     cards.clear_caches()
     rates = []
     for _ in range(2):  # the first pass fills the per-board caches, the second reads them

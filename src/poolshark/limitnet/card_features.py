@@ -526,24 +526,27 @@ def _two_pair_board(
     top_pair: int,
     low_pair: int,
 ) -> None:
-    ranks = [c // 4 for c in board]
-    holes = [c // 4 for c in hole]
-    key = rank_key((*ranks, *holes))
-    if key[0] == Category.QUADS:
-        values["tp_quads"] = 1
-        values["tp_quads_higher"] = sum(better_pair_hands(ranks, holes, Category.QUADS))
-    elif key[0] == Category.FULL_HOUSE:
-        values["tp_full"] = 1
-        values["tp_full_higher"] = sum(better_pair_hands(ranks, holes, Category.FULL_HOUSE))
-    elif hi == lo and hi > low_pair:
+    made = _full_or_quads(values, "tp", [c // 4 for c in board], [hi, lo])
+    if not made and hi == lo and hi > low_pair:
         values["tp_pocket_plays"] = 1
         values["tp_pocket_rank"] = rank_value(hi)
         values["tp_pocket_pairs_below"] = (top_pair < hi) + (low_pair < hi)
-    elif hi == lo:
+    elif not made and hi == lo:
         values["tp_pocket_idle"] = 1
     values["tp_hi"] = rank_value(hi)
     values["tp_pairs_below_hi"] = (top_pair < hi) + (low_pair < hi)
     values["tp_pairs_below_lo"] = (top_pair < lo) + (low_pair < lo)
+
+
+def _full_or_quads(values: FeatureValues, p: str, ranks: list[int], holes: list[int]) -> bool:
+    """On a two-pair board: quads or a full house, and how many such hands beat mine."""
+    category = rank_key((*ranks, *holes))[0]
+    for made, name in ((Category.QUADS, "quads"), (Category.FULL_HOUSE, "full")):
+        if category == made:
+            values[f"{p}_{name}"] = 1
+            values[f"{p}_{name}_higher"] = sum(better_pair_hands(ranks, holes, made))
+            return True
+    return False
 
 
 def _paired(
@@ -654,17 +657,12 @@ def _river(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...])
         values["rt_lo"] = rank_value(lo)
     elif shape == (2, 2, 1):
         low_pair, kicker = groups[1][1], groups[2][1]
-        if key[0] == Category.QUADS:
-            values["rtp_quads"] = 1
-            values["rtp_quads_higher"] = sum(better_pair_hands(ranks, holes, Category.QUADS))
-        elif key[0] == Category.FULL_HOUSE:
-            values["rtp_full"] = 1
-            values["rtp_full_higher"] = sum(better_pair_hands(ranks, holes, Category.FULL_HOUSE))
-        elif hi == lo and hi > low_pair:
+        made = _full_or_quads(values, "rtp", ranks, holes)
+        if not made and hi == lo and hi > low_pair:
             values["rtp_pocket_plays"] = 1
             values["rtp_pocket_rank"] = rank_value(hi)
             values["rtp_pocket_above_kicker"] = float(hi > kicker)
-        elif kicker in holes and kicker > low_pair:
+        elif not made and kicker in holes and kicker > low_pair:
             values["rtp_kicker_paired"] = 1
         values["rtp_hi"] = rank_value(hi)
     elif shape == (2, 1, 1, 1):
