@@ -435,6 +435,14 @@ def _unpaired(values: FeatureValues, p: str, hi: int, lo: int, ranks: Sequence[i
         values[f"{p}_lo_under"] = sum(r > lo for r in ranks)
 
 
+def _flush_feature(
+    values: FeatureValues, name: str, suit: int, hole: Sequence[int], board: Sequence[int]
+) -> None:
+    """Flag ``name`` on, and ``name_higher``: the suit's ranks above my best card of it."""
+    values[name] = 1
+    values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
+
+
 def _flop_flush(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
     suits = suit_counts(board)
     most = max(suits)
@@ -443,23 +451,19 @@ def _flop_flush(values: FeatureValues, hole: tuple[int, int], board: tuple[int, 
         mine = in_suit(hole, suit)
         if mine:
             name = "mono_flush" if mine == 2 else "mono_draw"
-            values[name] = 1
-            values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
+            _flush_feature(values, name, suit, hole, board)
         return
     if most == 2:
         suit = suits.index(2)
         mine = in_suit(hole, suit)
         if mine:
             name = "tt_draw" if mine == 2 else "tt_backdoor_one"
-            values[name] = 1
-            values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
+            _flush_feature(values, name, suit, hole, board)
         elif hole[0] % 4 == hole[1] % 4 and suits[hole[0] % 4] == 1:
-            values["tt_backdoor_two"] = 1
-            values["tt_backdoor_two_higher"] = higher_in_suit(hole[0] % 4, hole, board)
+            _flush_feature(values, "tt_backdoor_two", hole[0] % 4, hole, board)
         return
     if hole[0] % 4 == hole[1] % 4 and suits[hole[0] % 4] == 1:
-        values["rb_backdoor"] = 1
-        values["rb_backdoor_higher"] = higher_in_suit(hole[0] % 4, hole, board)
+        _flush_feature(values, "rb_backdoor", hole[0] % 4, hole, board)
 
 
 def _turn(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
@@ -604,28 +608,24 @@ def _turn_flush(values: FeatureValues, hole: tuple[int, int], board: tuple[int, 
         suit = suits.index(4)
         mine = in_suit(hole, suit)
         if mine:
-            values["f4_flush"] = 1
-            values["f4_flush_higher"] = higher_in_suit(suit, hole, board)
+            _flush_feature(values, "f4_flush", suit, hole, board)
             values["f4_both"] = float(mine == 2)
     elif most == 3:
         suit = suits.index(3)
         mine = in_suit(hole, suit)
         if mine:
             name = "f3_flush" if mine == 2 else "f3_draw"
-            values[name] = 1
-            values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
+            _flush_feature(values, name, suit, hole, board)
     elif suits.count(2) == 2:
         flop_suit = max(range(4), key=lambda s: suit_counts(board[:3])[s])
         turn_suit = board[3] % 4
         for name, suit in (("fd_front", flop_suit), ("fd_back", turn_suit)):
             if in_suit(hole, suit) == 2:
-                values[name] = 1
-                values[f"{name}_higher"] = higher_in_suit(suit, hole, board)
+                _flush_feature(values, name, suit, hole, board)
     elif most == 2:
         suit = suits.index(2)
         if in_suit(hole, suit) == 2:
-            values["f2_draw"] = 1
-            values["f2_draw_higher"] = higher_in_suit(suit, hole, board)
+            _flush_feature(values, "f2_draw", suit, hole, board)
 
 
 def _river(values: FeatureValues, hole: tuple[int, int], board: tuple[int, ...]) -> None:
