@@ -203,7 +203,7 @@ def test_loading_dispatches_on_the_checkpoint_kind(checkpoint, tmp_path, monkeyp
     monkeypatch.setattr(exploiter_agent, "load_exploiter", lambda path: seen.append(path) or "X")
     assert load_agent(str(exploiter)) == "X"
     assert seen == [exploiter]
-    assert set(CHECKPOINT_LOADERS) == {"population-model", "exploiter", "league"}
+    assert set(CHECKPOINT_LOADERS) == {"population-model", "exploiter", "league", "limitnet"}
 
 
 def test_checkpoints_in_lineup_files(checkpoint, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,11 +1,12 @@
-"""``poolshark limit``: heads-up fixed-limit hold'em: the gauntlet of every pairing, local best
-response against a solved abstraction, and HaRDBot's corpus."""
+"""``poolshark limit``: fixed-limit hold'em: the heads-up gauntlet of every pairing, local best
+response against a solved abstraction, HaRDBot's corpus, and the multi-player network
+player's training (``train``)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -22,7 +23,9 @@ from poolshark.cli.common import (
     progress_bar,
     user_errors,
 )
+from poolshark.engine.config import Betting
 from poolshark.evaluate.lbr import local_best_response
+from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.experiments.gauntlet import (
     AgentFactory,
     Pairing,
@@ -282,3 +285,102 @@ def ablations_command(
     for variant in variants:
         table.add_row(variant, *(cells.get((variant, o), "") for o in opponents))
     console.print(table)
+
+
+@app.command("train")
+def train_command(
+    out: Annotated[Path, typer.Option(help="Run folder: last.pt (resumable) and limitnet.pt.")],
+    mode: Annotated[
+        str, typer.Option(help="self-play (every seat learns) or best-response (one seat).")
+    ] = "self-play",
+    opponent: Annotated[
+        str | None,
+        typer.Option(
+            help="Best response: the agent spec at the frozen seats (default: a "
+            "frozen copy of the starting network)."
+        ),
+    ] = None,
+    seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
+    updates: Annotated[int, typer.Option(help="Gradient steps.")] = 200,
+    tables: Annotated[int, typer.Option(help="Hands dealt per update.")] = 64,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.002,
+    seed: Annotated[int, typer.Option(help="Seed of the weights, deals and actions.")] = 0,
+    resume: Annotated[bool, typer.Option(help="Continue from OUT/last.pt.")] = False,
+    against: Annotated[
+        str, typer.Option(help="Evaluate the start and the end against this agent spec.")
+    ] = "station",
+    eval_hands: Annotated[int, typer.Option(help="Table-hands of each evaluation.")] = 2000,
+    json_output: JsonFlag = False,
+) -> None:
+    """Train the thesis's network player by REINFORCE per deal (no critic): self-play, or a
+    best response against frozen seats; then play the starting and the trained player
+    against AGAINST (one seat each, the rest AGAINST) on the same deals, in small bets per
+    hand with 95% intervals."""
+    from poolshark.limitnet.action_function import ActionFunction  # lazy: torch, CLI start
+    from poolshark.limitnet.agent import LimitNetAgent  # lazy: torch, CLI start
+    from poolshark.limitnet.train import (  # lazy: torch, CLI start
+        Mode,
+        TrainConfig,
+        Trainer,
+        summary,
+    )
+
+    with user_errors():
+        if mode not in set(Mode):
+            raise ValueError(f"mode must be self-play or best-response, got {mode!r}")
+        config = TrainConfig(
+            mode=Mode(mode),
+            seats=seats,
+            updates=updates,
+            tables=tables,
+            learning_rate=learning_rate,
+            seed=seed,
+        )
+        frozen = load_agent(opponent) if opponent is not None else None
+        load_agent(against)
+        trainer = Trainer(config, frozen)
+        if resume:
+            trainer.resume(out)
+        start = ActionFunction(config.outcome_states, seed=config.seed)
+        with progress_bar(json_output, transient=True) as bar:
+            task = bar.add_task("updates", total=config.updates, completed=trainer.update)
+            history = trainer.run(out, progress=lambda _: bar.advance(task))
+        lineup = [0] + [1] * (seats - 1)
+        match = MatchConfig(
+            hands=eval_hands, seats=seats, seed=seed + 1, betting=Betting.FIXED_LIMIT
+        )
+        rates: dict[str, dict[str, Any]] = {}
+        for name, model in (("start", start), ("trained", trainer.model)):
+            result = play_match([LimitNetAgent(model), load_agent(against)], lineup, match)
+            figures = result.agents[0]
+            rates[name] = {
+                "sb_per_hand": figures.actual.small_bets_per_hand,
+                "ci95": [bound / 100 for bound in figures.actual.interval],
+                "vpip": figures.vpip,
+                "hud": None if figures.hud is None else figures.hud.as_dict(),
+            }
+        trained = summary(history)
+    if json_output:
+        print_json(
+            {
+                "out": str(out),
+                "config": config.model_dump(mode="json"),
+                "training": trained,
+                "against": against,
+                "eval_hands": eval_hands,
+                "evaluation": rates,
+            }
+        )
+        return
+    first, last = trained["first"], trained["last"]
+    console.print(
+        f"{len(history)} updates: learner {first['reward']:+.3f} -> {last['reward']:+.3f} "
+        f"sb/hand, raises {first['raise_share']:.2f} -> {last['raise_share']:.2f}, "
+        f"folds {first['fold_share']:.2f} -> {last['fold_share']:.2f}"
+    )
+    for name, rate in rates.items():
+        low, high = rate["ci95"]
+        console.print(
+            f"{name} against {against}: {rate['sb_per_hand']:+.3f} sb/hand "
+            f"[{low:+.3f}, {high:+.3f}]"
+        )

@@ -5,9 +5,11 @@ Every model package registers its own checkpoint loader with the agent loader wh
 imported; this package imports them all, so here ``load_agent("x.pt")`` finds every kind.
 """
 
-# Imported for what they register: the exploiter, population-model and league loaders.
+# Imported for what they register: the exploiter, population-model, league and limit
+# network player loaders.
 import poolshark.exploit
-import poolshark.league  # noqa: F401
+import poolshark.league
+import poolshark.limitnet  # noqa: F401
 from poolshark.evaluate.match import (
     AgentResult,
     Estimate,

@@ -1,0 +1,125 @@
+"""The action selection function: a class-mixture regression per option, a softmax over
+the legal actions (thesis section 4.4.1; the equations are reconstructed in
+``docs/limit.md``).
+
+For option ``j`` (0 call, 1 raise) of a decision at stage ``s``, with bet features
+``b_j`` (after the option), card features ``c`` and summed opponent card-type beliefs
+``o``:
+
+* gating: ``P(k | j) = softmax_k(G[s, j, k] . [b_j, c, o, 1])`` over ``K = 8`` outcome
+  states (multinomial logit, linear in every input);
+* state values: ``v_{j,k} = V[s, j, k] . [b_j, 1]`` (linear in the bet features);
+* option utility: ``u_j = sum_k P(k | j) v_{j,k} - w[s] cost_j`` (the direct cost of the
+  option, in small bets, priced by its own weight); a fold's utility is 0;
+* ``P(a) = softmax(u)`` over the legal actions (fold only when facing a bet, raise only
+  below the cap).
+
+Every stage has its own parameters. Everything is batched over decisions: rows are
+grouped by stage and each group is one set of matrix products.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from poolshark.limitnet.bet_features import BET_FEATURES
+from poolshark.limitnet.card_features import input_size
+
+OUTCOME_STATES = 8
+"""Outcome states per option and stage (the thesis's choice)."""
+
+CARD_TYPES = 8
+"""Card types per opponent belief vector (the thesis's choice; the observer, not yet built,
+fills them: until then the summed beliefs are zeros)."""
+
+STAGES = 4
+OPTIONS = 2
+BET_SIZE = len(BET_FEATURES)
+
+
+class ActionFunction(nn.Module):
+    """The action selection function's parameters, one set per stage (see the module).
+
+    ``init_scale`` is the spread of the random gating weights; the values and the cost
+    weight start at zero, so a fresh function plays every legal action alike.
+    """
+
+    def __init__(
+        self, outcome_states: int = OUTCOME_STATES, card_types: int = CARD_TYPES, seed: int = 0
+    ) -> None:
+        super().__init__()
+        generator = torch.Generator().manual_seed(seed)
+        self.outcome_states = outcome_states
+        self.card_types = card_types
+        self.card_sizes = tuple(input_size(stage) for stage in range(STAGES))
+        self.gates = nn.ParameterList(
+            nn.Parameter(
+                0.01
+                * torch.randn(
+                    OPTIONS,
+                    outcome_states,
+                    BET_SIZE + size + card_types + 1,
+                    generator=generator,
+                )
+            )
+            for size in self.card_sizes
+        )
+        self.values = nn.ParameterList(
+            nn.Parameter(
+                0.01 * torch.randn(OPTIONS, outcome_states, BET_SIZE + 1, generator=generator)
+            )
+            for _ in range(STAGES)
+        )
+        self.cost_weight = nn.Parameter(torch.zeros(STAGES))
+
+    def utilities(
+        self,
+        stage: int,
+        bets: torch.Tensor,
+        costs: torch.Tensor,
+        cards: torch.Tensor,
+        beliefs: torch.Tensor,
+    ) -> torch.Tensor:
+        """(D, 3) utilities of fold, call, raise for D decisions at one ``stage``:
+        ``bets`` (D, 2, 9), ``costs`` (D, 2), ``cards`` (D, card inputs of the stage),
+        ``beliefs`` (D, card types)."""
+        rows = bets.shape[0]
+        ones = torch.ones(rows, OPTIONS, 1, dtype=bets.dtype, device=bets.device)
+        shared = torch.cat([cards, beliefs], dim=1).unsqueeze(1).expand(-1, OPTIONS, -1)
+        gate_inputs = torch.cat([bets, shared, ones], dim=2)  # (D, 2, inputs)
+        logits = torch.einsum("doi,oki->dok", gate_inputs, self.gates[stage])
+        states = torch.softmax(logits, dim=2)
+        value_inputs = torch.cat([bets, ones], dim=2)
+        values = torch.einsum("doi,oki->dok", value_inputs, self.values[stage])
+        option = (states * values).sum(dim=2) - self.cost_weight[stage] * costs
+        return torch.cat([torch.zeros(rows, 1, dtype=bets.dtype, device=bets.device), option], 1)
+
+    def log_probabilities(
+        self,
+        stages: torch.Tensor,
+        bets: torch.Tensor,
+        costs: torch.Tensor,
+        cards: torch.Tensor,
+        beliefs: torch.Tensor,
+        legal: torch.Tensor,
+    ) -> torch.Tensor:
+        """(D, 3) log-probabilities of fold, call, raise (-inf where illegal) for D
+        decisions of any stages: ``cards`` is (D, widest card inputs), each row's own
+        stage's inputs first and zeros after; ``legal`` (D, 3) booleans."""
+        rows = stages.shape[0]
+        utilities = torch.zeros(rows, 3, dtype=bets.dtype, device=bets.device)
+        for stage in range(STAGES):
+            at = torch.nonzero(stages == stage).flatten()
+            if at.numel() == 0:
+                continue
+            size = self.card_sizes[stage]
+            part = self.utilities(stage, bets[at], costs[at], cards[at, :size], beliefs[at])
+            utilities = utilities.index_copy(0, at, part)
+        masked = utilities.masked_fill(~legal, float("-inf"))
+        return torch.log_softmax(masked, dim=1)
+
+
+def widest_cards() -> int:
+    """Width of a card-feature row that fits every stage (the turn's 136)."""
+    return max(input_size(stage) for stage in range(STAGES))

@@ -1,0 +1,193 @@
+"""The network player as an agent: fixed-limit hold'em at 2-10 seats through the agent
+protocol, one batched forward pass of the :class:`ActionFunction` per call.
+
+Each decision's inputs are its bet features (compiled, over the engine's arrays), its
+card features at the stage (cached per hole cards and board) and the summed opponent
+card-type beliefs (zeros until the observer model exists). Actions are drawn from the
+legal fold / call / raise probabilities with the decision's random stream, so a match
+replays from its seed. A :class:`Recorder` (the trainer's) is shown every decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from poolshark.agents.protocol import AgentError, Decisions, Moves
+from poolshark.engine.config import Betting
+from poolshark.engine.kernel import LOG_LEN
+from poolshark.limitnet import CHECKPOINT_KIND
+from poolshark.limitnet.action_function import ActionFunction, widest_cards
+from poolshark.limitnet.bet_features import batch_bet_features
+from poolshark.limitnet.card_features import card_features
+from poolshark.training.common import read_checkpoint_of, save_atomic
+
+Floats = npt.NDArray[np.float64]
+Int64s = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+CHECKPOINT_FORMAT = "poolshark-limitnet-v1"
+
+RAISE_SAFETY = 80
+"""Actions in a hand after which the player no longer raises: heads-up betting is uncapped,
+and two raising players would otherwise fill the engine's action log (the issue's safety
+cap of 150 decisions per hand, kept well inside the log of a match)."""
+
+
+@dataclass(frozen=True)
+class DecisionInputs:
+    """What the action function reads for D decisions (numpy, float64)."""
+
+    stages: Int64s
+    bets: Floats
+    costs: Floats
+    cards: Floats
+    beliefs: Floats
+    legal: Bools
+
+    def tensors(self, device: torch.device) -> tuple[torch.Tensor, ...]:
+        """The arrays as float32 tensors (stages and legal as int64 and bool)."""
+        return (
+            torch.from_numpy(self.stages).to(device),
+            torch.from_numpy(self.bets).float().to(device),
+            torch.from_numpy(self.costs).float().to(device),
+            torch.from_numpy(self.cards).float().to(device),
+            torch.from_numpy(self.beliefs).float().to(device),
+            torch.from_numpy(self.legal).to(device),
+        )
+
+    @staticmethod
+    def concatenate(parts: list[DecisionInputs]) -> DecisionInputs:
+        """One block of rows from many."""
+        return DecisionInputs(
+            *(
+                np.concatenate([getattr(p, name) for p in parts])
+                for name in ("stages", "bets", "costs", "cards", "beliefs", "legal")
+            )
+        )
+
+
+@lru_cache(maxsize=50_000)
+def _cards(hole: tuple[int, int], board: tuple[int, ...]) -> Floats:
+    values = card_features(hole, board)
+    values.flags.writeable = False
+    return values
+
+
+def decision_inputs(decisions: Decisions, card_types: int) -> DecisionInputs:
+    """The action function's inputs at every decision of ``decisions``."""
+    batch = decisions.batch
+    if batch.config.betting is not Betting.FIXED_LIMIT:
+        raise AgentError("the network player plays fixed-limit hold'em only")
+    bets, costs = batch_bet_features(batch, decisions.tables)
+    stages = decisions.street.astype(np.int64)
+    cards = np.zeros((decisions.size, widest_cards()))
+    holes, boards = decisions.hole_cards, decisions.board
+    for row in range(decisions.size):
+        hole = (int(holes[row, 0]), int(holes[row, 1]))
+        shown = (0, 3, 4, 5)[int(stages[row])]
+        values = _cards(hole, tuple(int(c) for c in boards[row, :shown]))
+        cards[row, : values.size] = values
+    under_safety = batch.table[decisions.tables, LOG_LEN] < RAISE_SAFETY
+    legal = np.stack(
+        [
+            decisions.call > 0,
+            np.ones(decisions.size, dtype=bool),
+            (decisions.min_raise_to >= 0) & under_safety,
+        ],
+        axis=1,
+    )
+    beliefs = np.zeros((decisions.size, card_types))
+    return DecisionInputs(stages, bets, costs, cards, beliefs, legal)
+
+
+class Recorder(Protocol):
+    """What a trainer keeps of each decision the learner takes."""
+
+    def record(self, decisions: Decisions, inputs: DecisionInputs, actions: Int64s) -> None: ...
+
+
+class LimitNetAgent:
+    """Plays an :class:`ActionFunction` (see the module docstring); ``greedy`` takes the most
+    likely action instead of sampling."""
+
+    def __init__(
+        self,
+        model: ActionFunction,
+        *,
+        device: str = "cpu",
+        recorder: Recorder | None = None,
+        greedy: bool = False,
+    ) -> None:
+        self.device = torch.device(device)
+        self.model = model.to(self.device)
+        self.recorder = recorder
+        self.greedy = greedy
+
+    def probabilities(self, inputs: DecisionInputs) -> Floats:
+        """(D, 3) probabilities of fold, call, raise."""
+        with torch.no_grad():
+            log_p = self.model.log_probabilities(*inputs.tensors(self.device))
+        probabilities: Floats = log_p.exp().cpu().double().numpy()
+        return probabilities
+
+    def act(self, decisions: Decisions) -> Moves:
+        """Draw fold, call or raise at every decision (raises are one bet unit)."""
+        inputs = decision_inputs(decisions, self.model.card_types)
+        probabilities = self.probabilities(inputs) * inputs.legal
+        if self.greedy:
+            actions = probabilities.argmax(axis=1)
+        else:
+            cumulative = np.cumsum(probabilities, axis=1)
+            target = decisions.rng.random(decisions.size) * cumulative[:, -1]
+            actions = (cumulative <= target[:, None]).sum(axis=1)
+            last_legal = 2 - np.argmax(inputs.legal[:, ::-1], axis=1)
+            actions = np.minimum(actions, last_legal)
+        actions = actions.astype(np.int64)
+        if self.recorder is not None:
+            self.recorder.record(decisions, inputs, actions)
+        amounts = np.where(actions == 2, decisions.min_raise_to, 0)
+        return Moves(actions, amounts.astype(np.int64))
+
+
+def checkpoint_payload(
+    model: ActionFunction, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What a network player's checkpoint holds (weights, sizes, and ``extra``)."""
+    return {
+        "kind": CHECKPOINT_KIND,
+        "format": CHECKPOINT_FORMAT,
+        "outcome_states": model.outcome_states,
+        "card_types": model.card_types,
+        "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        **(extra or {}),
+    }
+
+
+def save_model(model: ActionFunction, path: Path, extra: dict[str, Any] | None = None) -> None:
+    """Write a checkpoint atomically."""
+    save_atomic(checkpoint_payload(model, extra), path)
+
+
+def model_from_payload(payload: dict[str, Any]) -> ActionFunction:
+    """The action function a checkpoint dict holds."""
+    model = ActionFunction(int(payload["outcome_states"]), int(payload["card_types"]))
+    model.load_state_dict(payload["model"])
+    return model
+
+
+def load_model(path: Path, device: str = "cpu") -> ActionFunction:
+    """The action function of a checkpoint file (read with ``weights_only=True``)."""
+    payload = read_checkpoint_of(path, CHECKPOINT_KIND, CHECKPOINT_FORMAT, device, AgentError)
+    return model_from_payload(payload)
+
+
+def load_limitnet_agent(path: Path, *, device: str = "cpu") -> LimitNetAgent:
+    """The agent of a network player's checkpoint (the registered loader)."""
+    return LimitNetAgent(load_model(path, device), device=device)
