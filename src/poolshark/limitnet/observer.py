@@ -413,9 +413,14 @@ class Observer:
         gates = np.zeros(table.shape) if table.grad is None else table.grad.numpy()
         return ObserverGradients(initial, transitions, showdown, gates, total, start)
 
-    def step(self, lines: list[PlayerLine], learning_rate: float) -> float:
-        """One normalized gradient-ascent step on ``lines``; the log-likelihood before it."""
-        grads = self.gradients(lines, normalize=True)
+    def step(self, lines: list[PlayerLine], learning_rate: float, normalize: bool = True) -> float:
+        """One gradient-ascent step on ``lines``, per-type normalized (or, without
+        ``normalize``, the plain gradient averaged over the lines); the log-likelihood
+        before it."""
+        grads = self.gradients(lines, normalize=normalize)
+        if not normalize:
+            for name in ("initial", "transitions", "showdown", "type_gates"):
+                setattr(grads, name, getattr(grads, name) / max(len(lines), 1))
         self.initial_logits = self.initial_logits + learning_rate * grads.initial
         self.transition_logits = self.transition_logits + learning_rate * grads.transitions
         self.showdown_logits = self.showdown_logits + learning_rate * grads.showdown
