@@ -43,7 +43,7 @@ def known_action_function(seed: int) -> ActionFunction:
 
 def per_decision(observer: Observer, lines: list[PlayerLine]) -> float:
     """Log-likelihood of ``lines`` per decision."""
-    return observer.log_likelihood(lines) / sum(line.stages.shape[0] for line in lines)
+    return observer.log_likelihood(lines) / sum(int(line.stages.shape[0]) for line in lines)
 
 
 def main() -> None:

@@ -11,8 +11,12 @@ import pytest
 import torch
 
 from poolshark.cards.card import parse_cards
+from poolshark.engine.config import Betting
+from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.agent import LimitNetAgent
 from poolshark.limitnet.observer import (
+    LineRecorder,
     Observer,
     ObserverError,
     PlayerLine,
@@ -219,3 +223,24 @@ def test_bad_lines_are_refused() -> None:
             1,
             shown=2,
         )
+
+
+def test_recorded_self_play_gives_lines_the_observer_fits() -> None:
+    recorder = LineRecorder()
+    agent = LimitNetAgent(ActionFunction(seed=11), recorder=recorder)
+    config = MatchConfig(hands=24, seats=4, seed=11, betting=Betting.FIXED_LIMIT)
+    play_match([agent], [0] * 4, config)
+    lines = recorder.lines()
+    decisions = sum(len(rows) for rows in recorder.rows.values())
+    assert sum(line.stages.shape[0] for line in lines) == decisions > 24 * 4
+    assert len({(key[0], key[1]) for key in recorder.rows}) == 24
+    reached = [line for line in lines if line.last_stage == 3]
+    assert reached, "some player reached the river"
+    for line in lines:
+        assert np.all(line.board_classes[1 : line.last_stage + 1] >= 0)
+        assert np.all(line.board_classes[line.last_stage + 1 :] == -1)
+    observer = Observer(agent.model, seed=11)
+    before = observer.step(lines, learning_rate=0.5)
+    assert observer.log_likelihood(lines) > before
+    beliefs = observer.beliefs(reached[0])
+    np.testing.assert_allclose(beliefs.sum(axis=1), 1.0)

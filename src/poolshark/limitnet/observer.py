@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from poolshark.agents.protocol import Decisions
 from poolshark.cards.card import rank_of, suit_of
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.limitnet.action_function import (
@@ -34,6 +35,7 @@ from poolshark.limitnet.action_function import (
     STAGES,
     ActionFunction,
 )
+from poolshark.limitnet.agent import DecisionInputs
 from poolshark.limitnet.card_ranks import WINDOWS
 
 Floats = npt.NDArray[np.float64]
@@ -486,3 +488,59 @@ def sample_lines(
             PlayerLine(stages, bets, costs, opponents, legal, actions, boards, last, shown)
         )
     return lines
+
+
+@dataclass
+class LineRecorder:
+    """A network player's recorder (``LimitNetAgent(recorder=...)``) that keeps every
+    decision it is shown and turns them into one :class:`PlayerLine` per player and hand:
+    the lines to fit an observer on self-play. Showdowns are not seen (``shown`` -1)."""
+
+    rows: dict[tuple[int, int, int], list[tuple[int, Floats, Floats, Floats, Bools, int, Int64s]]]
+
+    def __init__(self) -> None:
+        self.rows = {}
+
+    def record(self, decisions: Decisions, inputs: DecisionInputs, actions: Int64s) -> None:
+        """Keep each decision under (table, hand, seat)."""
+        boards = decisions.board
+        for row in range(decisions.size):
+            key = (
+                int(decisions.tables[row]),
+                int(decisions.hand_ids[row]),
+                int(decisions.seats[row]),
+            )
+            self.rows.setdefault(key, []).append(
+                (
+                    int(inputs.stages[row]),
+                    inputs.bets[row],
+                    inputs.costs[row],
+                    inputs.beliefs[row],
+                    inputs.legal[row],
+                    int(actions[row]),
+                    boards[row],
+                )
+            )
+
+    def lines(self) -> list[PlayerLine]:
+        """The recorded lines, in the order their first decisions came."""
+        lines = []
+        for rows in self.rows.values():
+            stages = np.array([row[0] for row in rows], dtype=np.int64)
+            last = int(stages.max())
+            board = tuple(int(card) for card in rows[-1][6] if card >= 0)
+            classes = [-1] + [board_class(board[: 2 + stage]) for stage in range(1, last + 1)]
+            classes += [-1] * (STAGES - len(classes))
+            lines.append(
+                PlayerLine(
+                    stages,
+                    np.stack([row[1] for row in rows]),
+                    np.stack([row[2] for row in rows]),
+                    np.stack([row[3] for row in rows]),
+                    np.stack([row[4] for row in rows]),
+                    np.array([row[5] for row in rows], dtype=np.int64),
+                    np.array(classes, dtype=np.int64),
+                    last,
+                )
+            )
+        return lines
