@@ -490,16 +490,18 @@ def sample_lines(
     return lines
 
 
-@dataclass
+RecordedDecision = tuple[int, Floats, Floats, Floats, Bools, int, Int64s]
+"""Stage, bet features, costs, opponent beliefs, legal actions, action and board of one
+recorded decision."""
+
+
 class LineRecorder:
     """A network player's recorder (``LimitNetAgent(recorder=...)``) that keeps every
     decision it is shown and turns them into one :class:`PlayerLine` per player and hand:
     the lines to fit an observer on self-play. Showdowns are not seen (``shown`` -1)."""
 
-    rows: dict[tuple[int, int, int], list[tuple[int, Floats, Floats, Floats, Bools, int, Int64s]]]
-
     def __init__(self) -> None:
-        self.rows = {}
+        self.rows: dict[tuple[int, int, int], list[RecordedDecision]] = {}
 
     def record(self, decisions: Decisions, inputs: DecisionInputs, actions: Int64s) -> None:
         """Keep each decision under (table, hand, seat)."""
