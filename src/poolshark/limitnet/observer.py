@@ -1,0 +1,548 @@
+"""The observer model (thesis section 4.3.3): a hidden Markov model over 8 card types per
+stage and player, read by the players instead of the betting history.
+
+* **Belief update per action**: ``P(type | actions) ∝ P(type | before) P(action | type)``,
+  the action probability from the action function with the type in place of the cards
+  (:class:`TypeEmission`: the card-feature gating block replaced by a per-type table, every
+  other weight the player's own, frozen).
+* **Transitions between stages**: row-stochastic 8 x 8 matrices per stage change, one per
+  coarse class of the new board (:func:`board_class`).
+* **Showdown estimator**: shown hole cards map to a hand-strength bucket
+  (:func:`showdown_bucket`), observed through a type x bucket matrix at the river.
+* **Fitting**: gradient ascent on the conditional log-likelihood of the actions (and
+  showdowns) given the boards, its gradients from forward-backward posteriors, each type's
+  step divided by the type's expected occupancy (per-type learning-rate normalization).
+
+The reconstructions are written down in ``docs/limit.md`` (section "The observer model").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from poolshark.agents.protocol import Decisions
+from poolshark.cards.card import rank_of, suit_of
+from poolshark.cards.evaluator import evaluate_indices
+from poolshark.limitnet.action_function import (
+    BET_SIZE,
+    CARD_TYPES,
+    OPTIONS,
+    STAGES,
+    ActionFunction,
+)
+from poolshark.limitnet.agent import DecisionInputs
+from poolshark.limitnet.card_ranks import WINDOWS
+
+Floats = npt.NDArray[np.float64]
+Int64s = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+BOARD_CLASSES = 8
+"""Coarse board classes the transitions are conditioned on: three flags of the board."""
+
+ACTIONS = 3
+"""Fold, call, raise."""
+
+
+class ObserverError(ValueError):
+    """A line or parameter the observer cannot use; the message names the problem."""
+
+
+def board_class(board: tuple[int, ...]) -> int:
+    """Class 0..7 of a flop, turn or river board: bit 0 paired, bit 1 three or more of a
+    suit (a flush possible), bit 2 three or more ranks in a straight window."""
+    if not 3 <= len(board) <= 5:
+        raise ObserverError(f"a board class needs 3 to 5 cards, got {len(board)}")
+    ranks = [rank_of(card) for card in board]
+    suits = [suit_of(card) for card in board]
+    paired = len(set(ranks)) < len(ranks)
+    flush = max(suits.count(suit) for suit in range(4)) >= 3
+    straight = any(len(window & set(ranks)) >= 3 for window in WINDOWS)
+    return int(paired) + 2 * int(flush) + 4 * int(straight)
+
+
+@lru_cache(maxsize=65_536)
+def showdown_strength(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
+    """Share of the other hole-card pairs this hand beats on a five-card board (ties
+    half): the showdown estimator's type-of-cards map reads it."""
+    if len(hole) != 2 or len(board) != 5 or len(set(hole + board)) != 7:
+        raise ObserverError(f"a showdown needs 2 hole and 5 distinct board cards: {hole} {board}")
+    mine = evaluate_indices(hole + board)
+    rest = [card for card in range(52) if card not in hole and card not in board]
+    score = 0.0
+    pairs = 0
+    for i, first in enumerate(rest):
+        for second in rest[i + 1 :]:
+            theirs = evaluate_indices((first, second, *board))
+            score += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+            pairs += 1
+    return score / pairs
+
+
+def showdown_bucket(hole: tuple[int, ...], board: tuple[int, ...], types: int = CARD_TYPES) -> int:
+    """Hand-strength bucket 0 (weakest) .. ``types - 1`` of shown cards on the river."""
+    return min(types - 1, int(showdown_strength(hole, board) * types))
+
+
+DecisionArrays = tuple[Int64s, Floats, Floats, Floats, Bools, Int64s]
+"""Stages, bets, costs, opponent beliefs, legal actions and actions taken of T decisions."""
+
+
+@dataclass(frozen=True)
+class PlayerLine:
+    """One player's observed line in one deal: each decision's stage, bet features after
+    call and raise (T, 2, 9), their costs (T, 2), the summed opponent beliefs it saw
+    (T, types), the legal actions (T, 3) and the action taken (0 fold, 1 call, 2 raise);
+    the board class at stages 1..3 (entry 0 unused), the last stage the player reached and
+    the showdown bucket (-1 when the cards were not shown)."""
+
+    stages: Int64s
+    bets: Floats
+    costs: Floats
+    opponents: Floats
+    legal: Bools
+    actions: Int64s
+    board_classes: Int64s
+    last_stage: int
+    shown: int = -1
+
+    def decisions(self) -> DecisionArrays:
+        """The decisions' arrays (what the emission reads)."""
+        return (self.stages, self.bets, self.costs, self.opponents, self.legal, self.actions)
+
+    def __post_init__(self) -> None:
+        steps = self.stages.shape[0]
+        if steps and (self.stages.min() < 0 or self.stages.max() > self.last_stage):
+            raise ObserverError("a decision's stage lies outside 0 .. last_stage")
+        if steps and np.any(np.diff(self.stages) < 0):
+            raise ObserverError("decisions must come in stage order")
+        if not 0 <= self.last_stage < STAGES:
+            raise ObserverError(f"last_stage {self.last_stage} is not a stage")
+        if self.shown >= 0 and self.last_stage != STAGES - 1:
+            raise ObserverError("a showdown happens on the river (last_stage 3)")
+        if not np.all(self.legal[np.arange(steps), self.actions]):
+            raise ObserverError("an action taken is not legal")
+
+
+class TypeEmission:
+    """``P(action | bet features, type)``: the action function with the card type in place
+    of the card features. The gating logits are the player's own bet, opponent-belief and
+    bias terms plus ``type_gates[stage, option, state, type]``; values and the cost weight
+    are the player's. Only ``type_gates`` is learnt (the thesis's observer learns only the
+    parameters connected to the card types)."""
+
+    def __init__(
+        self, action_function: ActionFunction, seed: int = 0, init_scale: float = 0.5
+    ) -> None:
+        generator = torch.Generator().manual_seed(seed)
+        self.action_function = action_function
+        self.types = action_function.card_types
+        self.type_gates = init_scale * torch.randn(
+            STAGES,
+            OPTIONS,
+            action_function.outcome_states,
+            self.types,
+            generator=generator,
+            dtype=torch.float64,
+        )
+
+    def log_probabilities(
+        self,
+        stages: Int64s,
+        bets: Floats,
+        costs: Floats,
+        opponents: Floats,
+        legal: Bools,
+        type_gates: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """(T, types, 3) log-probabilities of fold, call, raise per type (-inf where
+        illegal); ``type_gates`` overrides the stored table (a tensor that needs grad)."""
+        gates = self.type_gates if type_gates is None else type_gates
+        model = self.action_function
+        rows = stages.shape[0]
+        out = torch.zeros(rows, self.types, ACTIONS, dtype=torch.float64)
+        for stage in range(STAGES):
+            at = np.flatnonzero(stages == stage)
+            if at.size == 0:
+                continue
+            weights = model.gates[stage].detach().double()
+            size = model.card_sizes[stage]
+            b = torch.from_numpy(bets[at]).double()
+            o = torch.from_numpy(opponents[at]).double()
+            beliefs = weights[:, :, BET_SIZE + size : BET_SIZE + size + self.types]
+            base = (
+                torch.einsum("doi,oki->dok", b, weights[:, :, :BET_SIZE])
+                + torch.einsum("di,oki->dok", o, beliefs)
+                + weights[:, :, -1]
+            )
+            logits = base[:, None] + gates[stage].permute(2, 0, 1)[None]  # (D, T, 2, K)
+            states = torch.softmax(logits, dim=3)
+            ones = torch.ones(at.size, OPTIONS, 1, dtype=torch.float64)
+            values = torch.einsum(
+                "doi,oki->dok", torch.cat([b, ones], 2), model.values[stage].detach().double()
+            )
+            cost = float(model.cost_weight[stage].detach()) * torch.from_numpy(costs[at])
+            option = (states * values[:, None]).sum(3) - cost.double()[:, None, :]
+            utilities = torch.cat(
+                [torch.zeros(at.size, self.types, 1, dtype=torch.float64), option], 2
+            )
+            mask = torch.from_numpy(legal[at])[:, None, :].expand_as(utilities)
+            out[torch.from_numpy(at)] = torch.log_softmax(
+                utilities.masked_fill(~mask, float("-inf")), dim=2
+            )
+        return out
+
+    def taken_log_likelihoods(
+        self, decisions: DecisionArrays, type_gates: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """(T, types) ``log P(action taken | type)`` at each decision."""
+        stages, bets, costs, opponents, legal, actions = decisions
+        log_p = self.log_probabilities(stages, bets, costs, opponents, legal, type_gates)
+        taken = torch.from_numpy(actions)[:, None, None].expand(-1, self.types, 1)
+        return log_p.gather(2, taken).squeeze(2)
+
+
+def belief_update(belief: Floats, action_likelihood: Floats) -> Floats:
+    """Bayes: the belief after an action, ``belief * P(action | type)`` normalized."""
+    joint = belief * action_likelihood
+    total = joint.sum()
+    if not total > 0:
+        raise ObserverError("the action has probability 0 under every type with belief")
+    posterior: Floats = joint / total
+    return posterior
+
+
+@dataclass(frozen=True)
+class Posteriors:
+    """Forward-backward's results for one line: ``stages`` (last_stage + 1, types) the type
+    posteriors per stage, ``pairs`` (last_stage, types, types) the posteriors of
+    consecutive types (row: the earlier stage), ``log_likelihood`` of the actions (and the
+    showdown) given the boards."""
+
+    stages: Floats
+    pairs: Floats
+    log_likelihood: float
+
+
+def stage_evidence(
+    step_stages: Int64s, likelihoods: Floats, last_stage: int, showdown: Floats | None
+) -> Floats:
+    """(last_stage + 1, types): per stage, the product of the decisions' action
+    likelihoods (and the showdown's at the last stage)."""
+    evidence = np.ones((last_stage + 1, likelihoods.shape[1]))
+    for step, stage in enumerate(step_stages):
+        evidence[stage] *= likelihoods[step]
+    if showdown is not None:
+        evidence[last_stage] *= showdown
+    return evidence
+
+
+def forward_backward(initial: Floats, transitions: list[Floats], evidence: Floats) -> Posteriors:
+    """Scaled forward-backward over the stages of one line: ``initial`` (types,),
+    ``transitions[s - 1]`` the (types, types) matrix into stage ``s``, ``evidence`` from
+    :func:`stage_evidence`."""
+    count = evidence.shape[0]
+    if len(transitions) != count - 1:
+        raise ObserverError(f"{count} stages need {count - 1} transitions, got {len(transitions)}")
+    forward = np.zeros_like(evidence)
+    scales = np.zeros(count)
+    alpha = initial * evidence[0]
+    for stage in range(count):
+        if stage:
+            alpha = (forward[stage - 1] @ transitions[stage - 1]) * evidence[stage]
+        scales[stage] = alpha.sum()
+        if not scales[stage] > 0:
+            raise ObserverError("the line has probability 0 under the model")
+        forward[stage] = alpha / scales[stage]
+    backward = np.ones_like(evidence)
+    for stage in range(count - 2, -1, -1):
+        backward[stage] = transitions[stage] @ (evidence[stage + 1] * backward[stage + 1])
+        backward[stage] /= scales[stage + 1]
+    posteriors = forward * backward
+    pairs = np.zeros((count - 1, evidence.shape[1], evidence.shape[1]))
+    for stage in range(count - 1):
+        after = evidence[stage + 1] * backward[stage + 1] / scales[stage + 1]
+        pairs[stage] = forward[stage][:, None] * transitions[stage] * after[None, :]
+    return Posteriors(posteriors, pairs, float(np.log(scales).sum()))
+
+
+def softmax_rows(logits: Floats) -> Floats:
+    """Softmax over the last axis."""
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    result: Floats = shifted / shifted.sum(axis=-1, keepdims=True)
+    return result
+
+
+@dataclass
+class ObserverGradients:
+    """Gradients (or steps) of the log-likelihood for each learnt parameter block."""
+
+    initial: Floats
+    transitions: Floats
+    showdown: Floats
+    type_gates: Floats
+    log_likelihood: float
+    actions: int
+
+
+class Observer:
+    """The observer model's parameters: the initial type distribution (softmax of
+    ``initial_logits``), transitions ``transition_logits[stage - 1, board class, from, to]``
+    (row softmax), the showdown matrix ``showdown_logits[type, bucket]`` (row softmax) and
+    the :class:`TypeEmission`. ``action_function.card_types`` sets the number of types."""
+
+    def __init__(self, action_function: ActionFunction, seed: int = 0, init_scale: float = 0.5):
+        rng = np.random.default_rng(seed)
+        self.emission = TypeEmission(action_function, seed, init_scale)
+        types = self.emission.types
+        self.types = types
+        self.initial_logits = init_scale * rng.standard_normal(types)
+        self.transition_logits = init_scale * rng.standard_normal(
+            (STAGES - 1, BOARD_CLASSES, types, types)
+        )
+        self.showdown_logits = init_scale * rng.standard_normal((types, types))
+
+    def initial(self) -> Floats:
+        """The pre-flop type distribution."""
+        return softmax_rows(self.initial_logits)
+
+    def transition(self, stage: int, board: int) -> Floats:
+        """Row-stochastic (types, types) matrix into ``stage`` (1..3) on board class ``board``."""
+        return softmax_rows(self.transition_logits[stage - 1, board])
+
+    def showdown(self) -> Floats:
+        """(types, buckets) ``P(shown bucket | river type)``."""
+        return softmax_rows(self.showdown_logits)
+
+    def stage_inputs(
+        self, line: PlayerLine, likelihoods: Floats
+    ) -> tuple[Floats, list[Floats], Floats]:
+        """Initial distribution, transitions and stage evidence of ``line`` given its
+        (T, types) action likelihoods."""
+        transitions = [
+            self.transition(stage, int(line.board_classes[stage]))
+            for stage in range(1, line.last_stage + 1)
+        ]
+        shown = self.showdown()[:, line.shown] if line.shown >= 0 else None
+        evidence = stage_evidence(line.stages, likelihoods, line.last_stage, shown)
+        return self.initial(), transitions, evidence
+
+    def action_likelihoods(self, line: PlayerLine) -> Floats:
+        """(T, types) ``P(action taken | type)`` at each decision of ``line``."""
+        with torch.no_grad():
+            likelihoods: Floats = (
+                self.emission.taken_log_likelihoods(line.decisions()).exp().numpy()
+            )
+        return likelihoods
+
+    def posteriors(self, line: PlayerLine) -> Posteriors:
+        """Forward-backward on ``line`` (the belief conditioned on everything, the showdown
+        included)."""
+        return forward_backward(*self.stage_inputs(line, self.action_likelihoods(line)))
+
+    def beliefs(self, line: PlayerLine) -> Floats:
+        """(T + 1, types): the belief before each decision (what the opponents read) and
+        after the last; a stage change applies its transition, a showdown its bucket."""
+        likelihoods = self.action_likelihoods(line)
+        belief = self.initial()
+        stage = 0
+        out = []
+        for step in range(line.stages.shape[0]):
+            while stage < line.stages[step]:
+                stage += 1
+                belief = belief @ self.transition(stage, int(line.board_classes[stage]))
+            out.append(belief)
+            belief = belief_update(belief, likelihoods[step])
+        while stage < line.last_stage:
+            stage += 1
+            belief = belief @ self.transition(stage, int(line.board_classes[stage]))
+        if line.shown >= 0:
+            belief = belief_update(belief, self.showdown()[:, line.shown])
+        out.append(belief)
+        return np.array(out)
+
+    def gradients(self, lines: list[PlayerLine], normalize: bool = True) -> ObserverGradients:
+        """Gradients of the summed log-likelihood from forward-backward posteriors; with
+        ``normalize`` each type's rows are divided by that type's expected occupancy (of
+        the stage for transitions out of it and decisions in it, of the river at
+        showdowns) and the initial logits by the number of lines."""
+        types = self.types
+        initial = np.zeros(types)
+        transitions = np.zeros_like(self.transition_logits)
+        transition_use = np.zeros((STAGES - 1, BOARD_CLASSES, types))
+        showdown = np.zeros_like(self.showdown_logits)
+        showdown_use = np.zeros(types)
+        table = self.emission.type_gates.clone().requires_grad_(True)
+        joined = join_lines(lines)
+        log_lik = self.emission.taken_log_likelihoods(joined, table)
+        likelihoods = log_lik.detach().exp().numpy()
+        weights = np.zeros_like(likelihoods)
+        total = 0.0
+        start = 0
+        for line in lines:
+            steps = line.stages.shape[0]
+            post = forward_backward(*self.stage_inputs(line, likelihoods[start : start + steps]))
+            total += post.log_likelihood
+            initial += post.stages[0] - self.initial()
+            for stage in range(1, line.last_stage + 1):
+                board = int(line.board_classes[stage])
+                before = post.stages[stage - 1]
+                transitions[stage - 1, board] += post.pairs[stage - 1] - before[
+                    :, None
+                ] * self.transition(stage, board)
+                transition_use[stage - 1, board] += before
+            if line.shown >= 0:
+                river = post.stages[line.last_stage]
+                target = np.zeros(types)
+                target[line.shown] = 1.0
+                showdown += river[:, None] * (target[None, :] - self.showdown())
+                showdown_use += river
+            weights[start : start + steps] = post.stages[line.stages]
+            start += steps
+        if normalize:
+            gate_use = np.zeros((STAGES, types))
+            np.add.at(gate_use, joined[0], weights)
+            weights = weights / np.maximum(gate_use, 1e-12)[joined[0]]
+            initial /= max(len(lines), 1)
+            transitions /= np.maximum(transition_use, 1e-12)[..., None]
+            showdown /= np.maximum(showdown_use, 1e-12)[:, None]
+        (torch.from_numpy(weights) * log_lik).sum().backward()  # type: ignore[no-untyped-call]
+        gates = np.zeros(table.shape) if table.grad is None else table.grad.numpy()
+        return ObserverGradients(initial, transitions, showdown, gates, total, start)
+
+    def step(self, lines: list[PlayerLine], learning_rate: float, normalize: bool = True) -> float:
+        """One gradient-ascent step on ``lines``, per-type normalized (or, without
+        ``normalize``, the plain gradient averaged over the lines); the log-likelihood
+        before it."""
+        grads = self.gradients(lines, normalize=normalize)
+        if not normalize:
+            for name in ("initial", "transitions", "showdown", "type_gates"):
+                setattr(grads, name, getattr(grads, name) / max(len(lines), 1))
+        self.initial_logits = self.initial_logits + learning_rate * grads.initial
+        self.transition_logits = self.transition_logits + learning_rate * grads.transitions
+        self.showdown_logits = self.showdown_logits + learning_rate * grads.showdown
+        self.emission.type_gates = self.emission.type_gates + learning_rate * torch.from_numpy(
+            grads.type_gates
+        )
+        return grads.log_likelihood
+
+    def log_likelihood(self, lines: list[PlayerLine]) -> float:
+        """Summed log-likelihood of ``lines`` (actions and showdowns given the boards)."""
+        return self.gradients(lines).log_likelihood
+
+
+def join_lines(lines: list[PlayerLine]) -> DecisionArrays:
+    """Every decision of ``lines`` as one block (for one batched emission call)."""
+    if not lines:
+        raise ObserverError("no lines")
+    parts = [line.decisions() for line in lines]
+    stages, bets, costs, opponents, legal, actions = (
+        np.concatenate([part[field] for part in parts]) for field in range(6)
+    )
+    return stages, bets, costs, opponents, legal, actions
+
+
+def sample_lines(
+    observer: Observer, count: int, seed: int, decisions_per_stage: int = 2
+) -> list[PlayerLine]:
+    """Lines drawn from ``observer`` itself (random bet features and legal sets, types
+    along the chain, actions from the emission, a showdown bucket on every river line):
+    data from a known model, for checking the fit."""
+    rng = np.random.default_rng(seed)
+    types = observer.types
+    lines = []
+    for _ in range(count):
+        last = int(rng.integers(0, STAGES))
+        boards = np.concatenate([[-1], rng.integers(0, BOARD_CLASSES, STAGES - 1)]).astype(np.int64)
+        hidden = [int(rng.choice(types, p=observer.initial()))]
+        for stage in range(1, last + 1):
+            row = observer.transition(stage, int(boards[stage]))[hidden[-1]]
+            hidden.append(int(rng.choice(types, p=row)))
+        steps = (last + 1) * decisions_per_stage
+        stages = np.repeat(np.arange(last + 1), decisions_per_stage).astype(np.int64)
+        bets = rng.random((steps, OPTIONS, BET_SIZE)) * 3
+        costs = rng.integers(0, 3, (steps, OPTIONS)).astype(np.float64)
+        opponents = rng.random((steps, types))
+        legal = np.ones((steps, ACTIONS), dtype=bool)
+        legal[:, 0] = rng.random(steps) < 0.7
+        legal[:, 2] = rng.random(steps) < 0.8
+        with torch.no_grad():
+            log_p = observer.emission.log_probabilities(stages, bets, costs, opponents, legal)
+        probabilities = log_p.exp().numpy()
+        actions = np.array(
+            [
+                rng.choice(ACTIONS, p=probabilities[step, hidden[stages[step]]])
+                for step in range(steps)
+            ],
+            dtype=np.int64,
+        )
+        shown = -1
+        if last == STAGES - 1:
+            shown = int(rng.choice(types, p=observer.showdown()[hidden[-1]]))
+        lines.append(
+            PlayerLine(stages, bets, costs, opponents, legal, actions, boards, last, shown)
+        )
+    return lines
+
+
+RecordedDecision = tuple[int, Floats, Floats, Floats, Bools, int, Int64s]
+"""Stage, bet features, costs, opponent beliefs, legal actions, action and board of one
+recorded decision."""
+
+
+class LineRecorder:
+    """A network player's recorder (``LimitNetAgent(recorder=...)``) that keeps every
+    decision it is shown and turns them into one :class:`PlayerLine` per player and hand:
+    the lines to fit an observer on self-play. Showdowns are not seen (``shown`` -1)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[int, int, int], list[RecordedDecision]] = {}
+
+    def record(self, decisions: Decisions, inputs: DecisionInputs, actions: Int64s) -> None:
+        """Keep each decision under (table, hand, seat)."""
+        boards = decisions.board
+        for row in range(decisions.size):
+            key = (
+                int(decisions.tables[row]),
+                int(decisions.hand_ids[row]),
+                int(decisions.seats[row]),
+            )
+            self.rows.setdefault(key, []).append(
+                (
+                    int(inputs.stages[row]),
+                    inputs.bets[row],
+                    inputs.costs[row],
+                    inputs.beliefs[row],
+                    inputs.legal[row],
+                    int(actions[row]),
+                    boards[row],
+                )
+            )
+
+    def lines(self) -> list[PlayerLine]:
+        """The recorded lines, in the order their first decisions came."""
+        lines = []
+        for rows in self.rows.values():
+            stages = np.array([row[0] for row in rows], dtype=np.int64)
+            last = int(stages.max())
+            board = tuple(int(card) for card in rows[-1][6] if card >= 0)
+            classes = [-1] + [board_class(board[: 2 + stage]) for stage in range(1, last + 1)]
+            classes += [-1] * (STAGES - len(classes))
+            lines.append(
+                PlayerLine(
+                    stages,
+                    np.stack([row[1] for row in rows]),
+                    np.stack([row[2] for row in rows]),
+                    np.stack([row[3] for row in rows]),
+                    np.stack([row[4] for row in rows]),
+                    np.array([row[5] for row in rows], dtype=np.int64),
+                    np.array(classes, dtype=np.int64),
+                    last,
+                )
+            )
+        return lines
