@@ -12,15 +12,9 @@ import torch
 from poolshark.agents.loading import load_agent
 from poolshark.league.agent import net_from_payload, read_league_checkpoint
 from poolshark.league.nets import net_from_config
-from poolshark.league.remote import split_games
 from poolshark.league.rollout import collect, merge
 from poolshark.league.train import epoch_plan, train_league
 from test_league import tiny
-
-
-def test_games_are_split_evenly() -> None:
-    assert split_games(10, 3) == [4, 3, 3]
-    assert split_games(2, 5) == [1, 1]
 
 
 def test_two_ray_workers_play_the_in_process_games(tmp_path: Path) -> None:

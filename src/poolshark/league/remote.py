@@ -22,12 +22,7 @@ from poolshark.league.agent import net_from_payload, read_league_checkpoint
 from poolshark.league.config import LeagueError
 from poolshark.league.nets import PokerNet, build_net
 from poolshark.league.rollout import EpochPlan, Experience, collect, merge
-
-
-def split_games(games: int, workers: int) -> list[int]:
-    """``games`` shared as evenly as possible among at most ``workers`` (none gets 0)."""
-    used = min(games, workers)
-    return [games // used + (1 if w < games % used else 0) for w in range(used)]
+from poolshark.training.ray_actors import split_evenly, start_ray
 
 
 class RolloutWorker:
@@ -60,20 +55,8 @@ class RayCollector:
     """``collector(plan, learner, opponents, fixed, seed, epoch)`` over Ray actors."""
 
     def __init__(self, workers: int, *, address: str | None = None) -> None:
-        try:
-            import ray  # lazy: optional dependency (the ray extra)
-        except ImportError:
-            raise LeagueError("ray_workers needs ray: pip install 'poolshark[ray]'") from None
-        if workers < 1:
-            raise LeagueError(f"ray_workers must be at least 1, got {workers}")
-        self.ray = ray
-        self.started_here = not ray.is_initialized()
-        if self.started_here:
-            if address is None:
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-            else:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False)
-        actor = ray.remote(num_cpus=1)(RolloutWorker)
+        self.ray, self.started_here = start_ray(workers, address, LeagueError)
+        actor = self.ray.remote(num_cpus=1)(RolloutWorker)
         self.actors: list[Any] = [actor.remote() for _ in range(workers)]
 
     def __call__(
@@ -87,7 +70,7 @@ class RayCollector:
     ) -> Experience:
         hyperparameters = learner.hyperparameters()
         weights = {k: v.detach().cpu() for k, v in learner.state_dict().items()}
-        shares = split_games(plan.games, len(self.actors))
+        shares = split_evenly(plan.games, len(self.actors))
         paths = [str(p) for p in opponents]
         pending = [
             actor.collect.remote(

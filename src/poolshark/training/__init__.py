@@ -1,1 +1,1 @@
-"""What every trainer shares: devices, atomic checkpoints, TensorBoard scalars."""
+"""What every trainer shares: devices, atomic checkpoints, TensorBoard scalars, Ray actors."""
