@@ -1,11 +1,13 @@
 """What every trainer's Ray actors share: joining (or starting) Ray and splitting work.
 
 A local Ray instance with one CPU per worker is started unless Ray is already running in
-this process; ``address`` joins a cluster instead (``ray start``, ``RAY_ADDRESS``).
+this process; ``address`` (or the ``RAY_ADDRESS`` environment variable, as Ray reads it)
+joins a cluster instead (``ray start``).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 
@@ -28,7 +30,9 @@ def start_ray(
         raise error(f"ray_workers must be at least 1, got {workers}")
     if ray.is_initialized():
         return ray, False
-    if address is None:
+    if address is None and os.environ.get("RAY_ADDRESS"):  # join it: its CPUs, not ours
+        ray.init(include_dashboard=False, log_to_driver=False)
+    elif address is None:
         ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     else:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
