@@ -59,12 +59,22 @@ def oracle_loss(
     kl = log_probs.new_zeros(())
     averaged = torch.nonzero(deal).squeeze(1)
     if batch_weight > 0 and averaged.numel():
-        possible = (~blocked[averaged]).to(log_probs.dtype)
-        target = (possible / possible.sum(dim=1, keepdim=True)).mean(dim=0)
+        target = deal_shares(blocked[averaged], log_probs.dtype).mean(dim=0)
         predicted = torch.exp(log_probs[averaged]).mean(dim=0)
-        present = target > 0
-        kl = (target[present] * (target[present].log() - predicted[present].log())).sum()
+        kl = kl_divergence(target, predicted)
     return LossTerms(loss=nll + batch_weight * kl, nll=nll, batch_kl=kl)
+
+
+def deal_shares(blocked: Tensor, dtype: torch.dtype) -> Tensor:
+    """(E, 1326) each question's uniform deal: its unblocked combos shared alike."""
+    possible = (~blocked).to(dtype)
+    return possible / possible.sum(dim=1, keepdim=True)
+
+
+def kl_divergence(target: Tensor, predicted: Tensor) -> Tensor:
+    """KL(target || predicted) over the combos ``target`` gives weight (0-d)."""
+    present = target > 0
+    return (target[present] * (target[present].log() - predicted[present].log())).sum()
 
 
 def _shared_oracle_loss(
@@ -84,15 +94,12 @@ def _shared_oracle_loss(
     kl = log_probs.new_zeros(())
     if batch_weight > 0:
         averaged = torch.nonzero(deal).squeeze(1)
-        possible = (~blocked[averaged]).to(log_probs.dtype)
-        shares = (possible / possible.sum(dim=1, keepdim=True)).sum(dim=0)
+        shares = deal_shares(blocked[averaged], log_probs.dtype).sum(dim=0)
         questions = world.total(log_probs.new_tensor(float(averaged.numel())))
         if float(questions) > 0:
             target = world.total(shares) / questions
             predicted = world.total(torch.exp(log_probs[averaged]).sum(dim=0), differentiable=True)
-            predicted = predicted / questions
-            present = target > 0
-            kl = (target[present] * (target[present].log() - predicted[present].log())).sum()
+            kl = kl_divergence(target, predicted / questions)
     return LossTerms(loss=nll + batch_weight * kl, nll=nll, batch_kl=kl)
 
 

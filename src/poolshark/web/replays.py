@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from poolshark.engine.table import Table
 from poolshark.histories.record import HistoryError
-from poolshark.histories.replay import judge
+from poolshark.histories.replay import Judged, judge
 from poolshark.histories.split import parse_hand, read_hands, split_hands
 from poolshark.pool.play import play_hands
 from poolshark.pool.pools import Pool, load_pool
@@ -79,6 +79,12 @@ class ReplayHand:
         }
 
 
+def history_hand(judged: Judged, hand_id: str, title: str) -> ReplayHand:
+    """A judged history hand as a catalogue entry: its table and its players' names."""
+    names = tuple(seat.player for seat in judged.record.seats)
+    return ReplayHand(id=hand_id, kind="history", title=title, table=judged.table, names=names)
+
+
 def recorded_hands(text: bytes, source: str, prefix: str, limit: int) -> list[ReplayHand]:
     """The hands of one history text (any format ingestion reads), judged like ingestion;
     raises :class:`ReplayInputError` with the readers' message for the first bad hand."""
@@ -93,15 +99,8 @@ def recorded_hands(text: bytes, source: str, prefix: str, limit: int) -> list[Re
             raise ReplayInputError(f"{where}: {error}") from None
         record = judged.record
         stakes = f"{record.small_blind}/{record.big_blind}"
-        found.append(
-            ReplayHand(
-                id=f"{prefix}{len(found)}",
-                kind="history",
-                title=f"{record.site} #{record.hand_id} ({record.players} players, {stakes})",
-                table=judged.table,
-                names=tuple(seat.player for seat in record.seats),
-            )
-        )
+        title = f"{record.site} #{record.hand_id} ({record.players} players, {stakes})"
+        found.append(history_hand(judged, f"{prefix}{len(found)}", title))
     if not found:
         raise ReplayInputError("no hand found in the text (PokerStars text, PHH or OHH)")
     return found
@@ -124,16 +123,8 @@ def folder_hands(path: Path, limit: int) -> tuple[list[ReplayHand], list[str]]:
             except HistoryError as error:
                 notes.append(f"{file.name} hand {raw.index + 1}: {error}")
                 continue
-            record = judged.record
-            hands.append(
-                ReplayHand(
-                    id=f"h{len(hands)}",
-                    kind="history",
-                    title=f"{file.name} #{record.hand_id} ({record.players} players)",
-                    table=judged.table,
-                    names=tuple(seat.player for seat in record.seats),
-                )
-            )
+            title = f"{file.name} #{judged.record.hand_id} ({judged.record.players} players)"
+            hands.append(history_hand(judged, f"h{len(hands)}", title))
     return hands, notes
 
 
