@@ -149,7 +149,9 @@ def test_bayes_update_on_a_hand_computed_case() -> None:
 @settings(max_examples=50, deadline=None)
 @given(
     st.lists(st.floats(0.01, 1.0), min_size=2, max_size=8),
-    st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2),
+    # a likelihood is 0 or a normal float: near 5e-324 the brute force's own products
+    # underflow to subnormals and lose every digit (hypothesis found [0.0, 5e-324])
+    st.lists(st.one_of(st.just(0.0), st.floats(1e-6, 1.0)), min_size=2, max_size=2),
     st.data(),
 )
 def test_bayes_update_matches_brute_force(
