@@ -29,6 +29,15 @@ def print_json(payload: object) -> None:
     sys.stdout.write(json.dumps(payload) + "\n")
 
 
+def warn_precision(device: str, precision: str) -> None:
+    """Print (stderr) why ``bf16`` will be slow here, when it will be."""
+    from poolshark.training.common import precision_warning  # lazy: torch; CLI starts fast
+
+    warning = precision_warning(device, "bf16" if precision == "bf16" else "fp32")
+    if warning:
+        errors.print(f"[bold yellow]{warning}[/]")
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn ``ValueError`` (bad cards, ranges, deals) into a one-line message and exit 2."""
@@ -87,6 +96,10 @@ DevicesOption = Annotated[
         min=1,
         help="Data-parallel processes (torch DDP: gloo on cpu, NCCL on cuda, one GPU each).",
     ),
+]
+PrecisionOption = Annotated[
+    str | None,
+    typer.Option("--precision", help="fp32 or bf16 (bfloat16 mixed precision in training)."),
 ]
 LearningRateOption = Annotated[
     float | None, typer.Option("--learning-rate", help="Peak learning rate.")

@@ -16,6 +16,7 @@ from poolshark.cli.common import (
     JsonFlag,
     LearningRateOption,
     PatienceOption,
+    PrecisionOption,
     ResumeFlag,
     RunConfigOption,
     RunFolderOption,
@@ -27,6 +28,7 @@ from poolshark.cli.common import (
     print_json,
     progress_bar,
     user_errors,
+    warn_precision,
 )
 from poolshark.equity_net.data import generate_dataset, save_dataset
 
@@ -120,9 +122,7 @@ def train(
     seed: Annotated[int | None, typer.Option(help="Seed for weights and batch order.")] = None,
     threads: ThreadsOption = None,
     patience: PatienceOption = None,
-    precision: Annotated[
-        str | None, typer.Option(help="fp32 or bf16 (bfloat16 mixed precision).")
-    ] = None,
+    precision: PrecisionOption = None,
     max_samples: Annotated[
         int | None, typer.Option(help="Use only the first N samples of --data.")
     ] = None,
@@ -157,11 +157,8 @@ def run_equity_training(run: EquityTrainConfig, *, resume: bool, json_output: bo
     """Train (or resume) the run with a progress bar and per-epoch lines on stderr; print
     the result (one JSON object with ``json_output``). Errors exit 2 with one line."""
     from poolshark.equity_net.train import train_equity  # lazy: torch; CLI starts fast
-    from poolshark.training.common import precision_warning  # lazy: torch; CLI starts fast
 
-    warning = precision_warning(run.device, run.precision)
-    if warning:
-        errors.print(f"[bold yellow]{warning}[/]")
+    warn_precision(run.device, run.precision)
 
     def on_epoch(entry: dict[str, float]) -> None:
         if not json_output:

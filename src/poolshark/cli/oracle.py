@@ -15,6 +15,7 @@ from poolshark.cli.common import (
     DevicesOption,
     JsonFlag,
     LearningRateOption,
+    PrecisionOption,
     ResumeFlag,
     RunConfigOption,
     RunFolderOption,
@@ -26,6 +27,7 @@ from poolshark.cli.common import (
     print_json,
     progress_bar,
     user_errors,
+    warn_precision,
 )
 from poolshark.histories.ingest import scan_rows
 from poolshark.oracle.data import OracleData, from_rows, from_simulation, load_data, save_data
@@ -164,6 +166,7 @@ def train(
     ] = None,
     device: DeviceOption = None,
     devices: DevicesOption = None,
+    precision: PrecisionOption = None,
     seed: SeedOption = None,
     data_seed: Annotated[int | None, typer.Option(help="Seed of the simulated hands.")] = None,
     threads: ThreadsOption = None,
@@ -188,6 +191,7 @@ def train(
         "eval_every": eval_every,
         "device": device,
         "devices": devices,
+        "precision": precision,
         "seed": seed,
         "data_seed": data_seed,
         "threads": threads,
@@ -202,6 +206,8 @@ def run_oracle_training(run: OracleTrainConfig, *, resume: bool, json_output: bo
     evaluation on stderr; print the result (one JSON object with ``json_output``). Errors
     exit 2 with one line."""
     from poolshark.oracle.train import check_run, train_oracle  # lazy: torch; CLI starts fast
+
+    warn_precision(run.device, run.precision)
 
     def on_eval(entry: dict[str, float]) -> None:
         if not json_output:

@@ -15,6 +15,7 @@ from poolshark.cli.common import (
     JsonFlag,
     LearningRateOption,
     PatienceOption,
+    PrecisionOption,
     ResumeFlag,
     RunConfigOption,
     RunFolderOption,
@@ -25,6 +26,7 @@ from poolshark.cli.common import (
     load_run_config,
     print_json,
     user_errors,
+    warn_precision,
 )
 
 if TYPE_CHECKING:
@@ -86,6 +88,7 @@ def train(
     patience: PatienceOption = None,
     device: DeviceOption = None,
     devices: DevicesOption = None,
+    precision: PrecisionOption = None,
     seed: SeedOption = None,
     threads: ThreadsOption = None,
     resume: ResumeFlag = False,
@@ -114,6 +117,7 @@ def train(
         "patience": patience,
         "device": device,
         "devices": devices,
+        "precision": precision,
         "seed": seed,
         "threads": threads,
     }
@@ -127,6 +131,8 @@ def run_population_training(run: PopulationTrainConfig, *, resume: bool, json_ou
     on stderr; print the result (one JSON object with ``json_output``). Errors exit 2 with
     one line."""
     from poolshark.population.train import train_population  # lazy: torch; CLI starts fast
+
+    warn_precision(run.device, run.precision)
 
     def on_epoch(entry: dict[str, float]) -> None:
         if not json_output:

@@ -206,7 +206,8 @@ class OracleNet(nn.Module):
 
         Examples whose seat has no postflop action yet only have preflop scores, which
         depend on the class alone: their mixture is taken over 169 classes, not 1,326
-        combos (most examples; this is where the time goes otherwise).
+        combos (most examples; this is where the time goes otherwise). Under bfloat16
+        autocast the layers run in bfloat16 and the mixture (sums, log-sum-exp) in float32.
         """
         n_examples = batch.blocked.shape[0]
         k = self.components
@@ -216,7 +217,7 @@ class OracleNet(nn.Module):
         prior = torch.log_softmax(self.mixture, dim=0)[None, :, None]
         preflop = torch.zeros(n_examples, k, N_CLASSES, device=device)
         if batch.pre_positions.numel():
-            scores = self.preflop(flat[batch.pre_positions]).reshape(-1, k, N_CLASSES)
+            scores = self.preflop(flat[batch.pre_positions]).float().reshape(-1, k, N_CLASSES)
             preflop = preflop.index_add(0, batch.pre_pairs[0], scores[batch.pre_pairs[1]])
         preflop = preflop + prior
         has_post = torch.zeros(n_examples, dtype=torch.bool, device=device)
@@ -232,7 +233,7 @@ class OracleNet(nn.Module):
             scale, shift = self.modulation(flat[batch.post_positions]).chunk(2, dim=1)
             combos = self.combo_features(batch.board_features)[batch.post_board]
             hidden = torch.relu(combos * (1.0 + scale[:, None, :]) + shift[:, None, :])
-            scores = self.combo_out(torch.relu(self.combo_mid(hidden)))
+            scores = self.combo_out(torch.relu(self.combo_mid(hidden))).float()
             logits = preflop[rich][:, :, self.combo_class].transpose(1, 2)
             logits = logits.index_add(0, slot[batch.post_pairs[0]], scores[batch.post_pairs[1]])
             mixed = mixed.index_copy(0, rich, torch.logsumexp(logits, dim=2))

@@ -56,6 +56,8 @@ from poolshark.oracle.model import (
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 from poolshark.training.common import (
+    Precision,
+    autocast,
     check_device_name,
     check_run_folder,
     count_parameters,
@@ -90,7 +92,8 @@ class OracleTrainConfig(BaseModel):
     simulated with seed ``data_seed + 1``), ``rows`` or ``data``. ``mode``: ``all`` or
     ``shown`` labels; ``batch_weight`` of the batch term (None: 1 for ``shown``, 0 for
     ``all``). Network: ``hidden``, ``layers``, ``preflop_width``, ``combo_width``,
-    ``components`` (:class:`~poolshark.oracle.model.OracleNet`).
+    ``components`` (:class:`~poolshark.oracle.model.OracleNet`). ``precision`` ``bf16``:
+    the training forward pass under bfloat16 autocast (loss and evaluation in float32).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -121,6 +124,7 @@ class OracleTrainConfig(BaseModel):
     device: str = "cpu"
     threads: int | None = Field(None, ge=1, le=1024)
     devices: int = Field(1, ge=1, le=64)
+    precision: Precision = "fp32"
     checkpoint_every: int = Field(500, ge=1)
     log_every: int = Field(50, ge=1)
     eval_every: int | None = Field(None, ge=1)
@@ -579,7 +583,9 @@ def train_oracle(
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
-                terms = batch_loss(trained(batch), batch, config.mode, weight, world)
+                with autocast(device, config.precision):
+                    log_probs = trained(batch)
+                terms = batch_loss(log_probs.float(), batch, config.mode, weight, world)
                 optimizer.zero_grad(set_to_none=True)
                 terms.loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()

@@ -85,6 +85,8 @@ from poolshark.population.shards import (
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import select_hands
 from poolshark.training.common import (
+    Precision,
+    autocast,
     check_device_name,
     count_parameters,
     require_device,
@@ -203,7 +205,11 @@ class PopulationTrainConfig(DataConfig):
     validation rows held in memory as before.
 
     ``devices`` N > 1 trains data-parallel in N processes (:mod:`poolshark.training.distributed`):
-    each builds or reads the same rows and takes its share of every batch."""
+    each builds or reads the same rows and takes its share of every batch.
+
+    ``precision`` ``bf16`` runs the training forward pass under bfloat16 autocast
+    (:func:`poolshark.training.common.autocast`; weights, optimizer, loss and validation
+    stay float32)."""
 
     out: Path
     val_fraction: float = Field(0.1, gt=0.0, lt=0.5)
@@ -222,6 +228,7 @@ class PopulationTrainConfig(DataConfig):
     device: str = "cpu"
     threads: int | None = Field(None, ge=1, le=1024)
     devices: int = Field(1, ge=1, le=64)
+    precision: Precision = "fp32"
     checkpoint_every: int = Field(2000, ge=1)
     log_every: int = Field(50, ge=1)
     patience: int | None = Field(None, ge=1)
@@ -786,9 +793,13 @@ def train_population(
                 if world.active:
                     mine = world.local_rows(torch.arange(len(labels), device=labels.device))
                     count = world.global_count(torch.tensor(float(len(mine)), device=device))
-                    loss = masked_nll(trained(features.rows(mine)), labels[mine], count)
+                    with autocast(device, config.precision):
+                        logits = trained(features.rows(mine))
+                    loss = masked_nll(logits.float(), labels[mine], count)
                 else:
-                    loss = masked_nll(model(features), labels)
+                    with autocast(device, config.precision):
+                        logits = model(features)
+                    loss = masked_nll(logits.float(), labels)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()  # type: ignore[no-untyped-call]
                 optimizer.step()
