@@ -6,12 +6,15 @@ bit for bit where an unbroken one does."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from typer.testing import CliRunner
 
+from poolshark.cli import app
 from poolshark.equity_net.data import (
     EquityDataset,
     generate_dataset,
@@ -40,6 +43,8 @@ from poolshark.equity_net.train import (
     train_equity,
 )
 from poolshark.training.shards import ShardSet
+
+runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -180,3 +185,16 @@ def test_streamed_run_resumes_mid_epoch_bit_for_bit(
     again = torch.load(tmp_path / "broken" / "last.pt", weights_only=True)["model"]
     for name in final:
         assert torch.equal(final[name], again[name]), name
+
+
+def test_cli_writes_shards_while_generating(tmp_path: Path) -> None:
+    out = tmp_path / "shards"
+    args = ["equity-net", "data", "--samples", "60", "--seed", "3", "--threads", "1"]
+    done = runner.invoke(app, [*args, "--out", str(out), "--shard-rows", "25", "--json"])
+    assert done.exit_code == 0, done.output
+    figures = json.loads(done.output)
+    assert (figures["samples"], figures["shards"]) == (60, 3)
+    assert figures["fingerprint"] == open_equity_shards(out).fingerprint
+    refused = runner.invoke(app, [*args, "--out", str(tmp_path / "x.npz"), "--shard-rows", "25"])
+    assert refused.exit_code != 0
+    assert "names a folder" in refused.output
