@@ -166,7 +166,9 @@ def _data_shards(
 
 @app.command("train")
 def train(
-    data: Annotated[Path | None, typer.Option(help="Training dataset (.npz).")] = None,
+    data: Annotated[
+        Path | None, typer.Option(help="Training dataset (.npz or a shard folder).")
+    ] = None,
     out: RunFolderOption = None,
     config: RunConfigOption = None,
     val_data: Annotated[
@@ -250,7 +252,7 @@ def run_equity_training(run: EquityTrainConfig, *, resume: bool, json_output: bo
 @app.command("eval")
 def evaluate(
     checkpoint: Annotated[Path, typer.Option(help="A checkpoint (best.pt or last.pt).")],
-    data: Annotated[Path, typer.Option(help="Dataset to score it on (.npz).")],
+    data: Annotated[Path, typer.Option(help="Dataset to score it on (.npz or a shard folder).")],
     device: Annotated[str, typer.Option(help="cpu, cuda or cuda:N.")] = "cpu",
     max_samples: Annotated[int | None, typer.Option(help="Use only the first N samples.")] = None,
     json_output: JsonFlag = False,
