@@ -198,3 +198,14 @@ def test_cli_writes_shards_while_generating(tmp_path: Path) -> None:
     refused = runner.invoke(app, [*args, "--out", str(tmp_path / "x.npz"), "--shard-rows", "25"])
     assert refused.exit_code != 0
     assert "names a folder" in refused.output
+
+
+def test_a_separate_validation_set_may_be_a_file_or_a_shard_folder(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    npz, shards = files
+    for name, data, val in (("a", npz, shards), ("b", shards, npz)):
+        result = train_equity(_config(data, tmp_path / name, val_data=val, epochs=1))
+        assert (result.train_samples, result.val_samples) == (400, 400)
+    first = torch.load(tmp_path / "a" / "best.pt", weights_only=True)
+    assert first["data_fingerprint"] != open_equity_shards(shards).fingerprint  # the npz's

@@ -316,12 +316,12 @@ def _check_device(device: str) -> None:
     require_device(device, TrainingError)
 
 
-def _split(config: EquityTrainConfig) -> tuple[EquityDataset, slice, slice | None]:
-    """(train dataset, train rows, held-out rows or None when ``val_data`` is separate)."""
+def _split(config: EquityTrainConfig) -> tuple[EquityDataset, slice, slice]:
+    """(train dataset, train rows, held-out rows: none when ``val_data`` is separate)."""
     data = load_dataset(config.data)
     n = len(data) if config.max_samples is None else min(len(data), config.max_samples)
     if config.val_data is not None:
-        train_rows, val_rows = slice(0, n), None
+        train_rows, val_rows = slice(0, n), slice(0, 0)
     else:
         held = max(1, round(n * config.val_fraction))
         train_rows, val_rows = slice(0, n - held), slice(n - held, n)
@@ -365,8 +365,8 @@ def _memory_data(config: EquityTrainConfig, device: str, world: Distributed) -> 
     train = to_samples(data, train_rows, device)
     val = (
         _validation(config.val_data, device)
-        if val_rows is None and config.val_data is not None
-        else to_samples(data, val_rows or slice(0, 0), device)
+        if config.val_data is not None
+        else to_samples(data, val_rows, device)
     )
     steps = len(train) // config.batch_size
 
