@@ -357,9 +357,7 @@ def random_sample_chunks(
     by advancing the generator to where the one-shot call takes them: one 64-bit step per
     uniform double, the (n, 52) card draws first, then one double per board size."""
     mix = np.asarray(street_mix, dtype=np.float64)
-    random_samples(0, seed, street_mix)  # the same checks of n's sign and the mix
-    if n < 0:
-        raise EquityDataError(f"the number of samples must be >= 0, got {n}")
+    random_samples(min(n, 0), seed, street_mix)  # its checks of n and the mix, nothing dealt
     for start in range(0, n, chunk):
         count = min(chunk, n - start)
         cards = np.random.Generator(np.random.PCG64(seed).advance(start * N_CARDS))
