@@ -59,7 +59,7 @@ from poolshark.population.train import (
 CHILD = "--child"
 
 
-def _rss_mb() -> float:
+def peak_rss_mb() -> float:
     """This process's peak resident memory so far, in MB: ``VmHWM``, which starts afresh at
     ``exec`` (``ru_maxrss`` carries the parent's peak over an ``exec`` on Linux)."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -81,7 +81,7 @@ def child(config_json: str) -> None:
     def on_epoch(_entry: dict[str, float]) -> None:
         epochs_ended.append(len(stamps))
 
-    base = _rss_mb()
+    base = peak_rss_mb()
     started = time.perf_counter()
     result = train_population(config, on_step=on_step, on_epoch=on_epoch)
     run_s = time.perf_counter() - started
@@ -94,7 +94,7 @@ def child(config_json: str) -> None:
     print(
         json.dumps(
             {
-                "peak_rss_mb": _rss_mb(),
+                "peak_rss_mb": peak_rss_mb(),
                 "base_rss_mb": base,
                 "rows_per_s": rows / seconds if seconds > 0 else 0.0,
                 "rows_per_cpu_s": rows / cpu_seconds if cpu_seconds > 0 else 0.0,

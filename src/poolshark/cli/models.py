@@ -55,15 +55,25 @@ def _street_mix(text: str) -> tuple[float, float, float]:
 @app.command("data")
 def data(
     samples: Annotated[int, typer.Option("--samples", "-n", help="Number of samples.")],
-    out: Annotated[Path, typer.Option("--out", help="Dataset file to write (.npz).")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Dataset file to write (.npz), or with --shard-rows a folder."),
+    ],
     seed: Annotated[int, typer.Option(help="Seed for the dealt cards.")] = 0,
     street_mix: Annotated[
         str, typer.Option(help="Relative weights of flop, turn and river samples.")
     ] = "1,1,1",
     threads: Annotated[int, typer.Option(help="Cores to use (0: all).")] = 0,
+    shard_rows: Annotated[
+        int | None,
+        typer.Option(help="Write shards of this many samples to the folder --out, as generated."),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Deal random (hole cards, 3-5 card board) samples and write their exact equities."""
+    if shard_rows is not None:
+        _data_shards(samples, out, seed, street_mix, threads, shard_rows, json_output)
+        return
     with user_errors():
         if samples < 1:
             raise ValueError(f"--samples must be at least 1, got {samples}")
@@ -105,9 +115,62 @@ def data(
     )
 
 
+def _data_shards(
+    samples: int,
+    out: Path,
+    seed: int,
+    street_mix: str,
+    threads: int,
+    shard_rows: int,
+    json_output: bool,
+) -> None:
+    """``data --shard-rows``: the samples written to shards as they are generated."""
+    from poolshark.equity_net.shards import generate_shards  # lazy: torch; CLI starts fast
+
+    with user_errors():
+        if samples < 1:
+            raise ValueError(f"--samples must be at least 1, got {samples}")
+        if out.suffix == ".npz" or out.is_file():
+            raise ValueError(f"with --shard-rows, --out names a folder, got {str(out)!r}")
+        mix = _street_mix(street_mix)
+        started = time.perf_counter()
+        with progress_bar(json_output) as bar:
+            task = bar.add_task("samples", total=samples)
+            shards = generate_shards(
+                samples,
+                seed,
+                out,
+                street_mix=mix,
+                shard_rows=shard_rows,
+                threads=threads or None,
+                progress=lambda done, _total: bar.update(task, completed=done),
+            )
+        seconds = time.perf_counter() - started
+    figures = {
+        "path": str(out),
+        "samples": shards.size,
+        "shards": shards.shards,
+        "seed": seed,
+        "street_mix": shards.fields["street_mix"],
+        "seconds": seconds,
+        "samples_per_s": shards.size / seconds if seconds > 0 else 0.0,
+        "bytes": sum(f.stat().st_size for f in out.iterdir() if f.is_file()),
+        "fingerprint": shards.fingerprint,
+    }
+    if json_output:
+        print_json(figures)
+        return
+    console.print(
+        f"wrote {shards.size:,} samples in {shards.shards} shards to {out} in {seconds:.1f} s"
+        f" ({figures['samples_per_s']:,.0f}/s); fingerprint {shards.fingerprint[:12]}"
+    )
+
+
 @app.command("train")
 def train(
-    data: Annotated[Path | None, typer.Option(help="Training dataset (.npz).")] = None,
+    data: Annotated[
+        Path | None, typer.Option(help="Training dataset (.npz or a shard folder).")
+    ] = None,
     out: RunFolderOption = None,
     config: RunConfigOption = None,
     val_data: Annotated[
@@ -186,7 +249,7 @@ def run_equity_training(run: EquityTrainConfig, *, resume: bool, json_output: bo
 @app.command("eval")
 def evaluate(
     checkpoint: Annotated[Path, typer.Option(help="A checkpoint (best.pt or last.pt).")],
-    data: Annotated[Path, typer.Option(help="Dataset to score it on (.npz).")],
+    data: Annotated[Path, typer.Option(help="Dataset to score it on (.npz or a shard folder).")],
     device: Annotated[str, typer.Option(help="cpu, cuda or cuda:N.")] = "cpu",
     max_samples: Annotated[int | None, typer.Option(help="Use only the first N samples.")] = None,
     json_output: JsonFlag = False,

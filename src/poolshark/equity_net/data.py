@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
@@ -268,6 +268,25 @@ def combo_mask(holes: npt.ArrayLike, boards: npt.ArrayLike) -> Bools:
     return ~(dead[:, COMBO_CARDS[:, 0]] | dead[:, COMBO_CARDS[:, 1]])
 
 
+SCORE_DENOMINATORS = np.array([2 * runouts_per_combo(s) for s in range(6)], dtype=np.float32)
+"""Per number of board cards: what a combo's score (twice wins plus ties over its runouts)
+is divided by to give the equity (1,980 on a flop, 88 on a turn, 2 on a river)."""
+
+
+def true_scores(
+    holes: npt.ArrayLike, boards: npt.ArrayLike, *, threads: int | None = 1
+) -> tuple[UInt16s, UInt8s]:
+    """Twice the wins plus the ties of each row's hole cards against all 1,326 combos,
+    summed over every runout (0 where impossible), and each row's number of board cards:
+    the exact integers :func:`true_equities` divides by :data:`SCORE_DENOMINATORS`."""
+    hole, board, sizes = _check_samples(holes, boards)
+    scores = np.empty((hole.shape[0], N_COMBOS), dtype=np.uint16)
+    if hole.shape[0]:
+        with numba_threads(threads):
+            _score_samples(hole, board, sizes, *tables(), COMBO_INDEX, scores)
+    return scores, sizes
+
+
 def true_equities(
     holes: npt.ArrayLike, boards: npt.ArrayLike, *, threads: int | None = 1
 ) -> tuple[Float32s, Bools]:
@@ -277,14 +296,9 @@ def true_equities(
     Impossible combos get equity 0 and mask False. ``threads``: cores (None for all); the
     result does not depend on it.
     """
-    hole, board, sizes = _check_samples(holes, boards)
-    scores = np.empty((hole.shape[0], N_COMBOS), dtype=np.uint16)
-    if hole.shape[0]:
-        with numba_threads(threads):
-            _score_samples(hole, board, sizes, *tables(), COMBO_INDEX, scores)
-    denominators = np.array([2 * runouts_per_combo(s) for s in range(6)], dtype=np.float32)
-    equity = scores.astype(np.float32) / denominators[sizes][:, None]
-    return equity, combo_mask(hole, board)
+    scores, sizes = true_scores(holes, boards, threads=threads)
+    equity = scores.astype(np.float32) / SCORE_DENOMINATORS[sizes][:, None]
+    return equity, combo_mask(holes, boards)
 
 
 def reference_equities(
@@ -333,6 +347,26 @@ def random_samples(
     holes = np.sort(deals[:, :2], axis=1)
     boards = np.where(np.arange(5)[None, :] < sizes[:, None], deals[:, 2:], NO_CARD)
     return holes, np.sort(boards, axis=1).astype(np.uint8)
+
+
+def random_sample_chunks(
+    n: int, seed: int, street_mix: Sequence[float] = DEFAULT_STREET_MIX, chunk: int = 4096
+) -> Iterator[tuple[UInt8s, UInt8s]]:
+    """The samples of :func:`random_samples` (the same ones, in order) ``chunk`` at a time,
+    so that dealing millions never holds a full (n, 52) draw. Each chunk's draws are found
+    by advancing the generator to where the one-shot call takes them: one 64-bit step per
+    uniform double, the (n, 52) card draws first, then one double per board size."""
+    mix = np.asarray(street_mix, dtype=np.float64)
+    random_samples(min(n, 0), seed, street_mix)  # its checks of n and the mix, nothing dealt
+    for start in range(0, n, chunk):
+        count = min(chunk, n - start)
+        cards = np.random.Generator(np.random.PCG64(seed).advance(start * N_CARDS))
+        deals = np.argsort(cards.random((count, N_CARDS)), axis=1)[:, :7].astype(np.uint8)
+        streets = np.random.Generator(np.random.PCG64(seed).advance(n * N_CARDS + start))
+        sizes = streets.choice(np.array(BOARD_SIZES), size=count, p=mix / mix.sum())
+        holes = np.sort(deals[:, :2], axis=1)
+        boards = np.where(np.arange(5)[None, :] < sizes[:, None], deals[:, 2:], NO_CARD)
+        yield holes, np.sort(boards, axis=1).astype(np.uint8)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,12 @@ is saved with the weights, so a killed run resumed with ``resume=True`` continue
 where the checkpoint left it. Checkpoints hold only tensors and plain values, so
 ``torch.load(path, weights_only=True)`` reads them; they carry the config and the data
 fingerprint. Scalars go to TensorBoard event files under ``<out>/tensorboard``.
+
+Data may also be a folder of shards (:mod:`poolshark.equity_net.shards`, written by
+``poolshark equity-net data --shard-rows``): the run then streams its batches
+(:class:`~poolshark.equity_net.shards.EquityStream`, fills of ``shuffle_buffer`` samples
+permuted by ``(seed, epoch, fill)``), holds only the validation samples, and resumes
+mid-epoch from ``(epoch, step)`` alone, bit for bit.
 """
 
 from __future__ import annotations
@@ -16,12 +22,13 @@ from __future__ import annotations
 import math
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -33,6 +40,13 @@ from poolshark.equity_net.model import (
     masked_mse,
     possible_combos,
 )
+from poolshark.equity_net.shards import (
+    SHUFFLE_BUFFER,
+    EquityStream,
+    is_shard_folder,
+    open_equity_shards,
+    score_equities,
+)
 from poolshark.training.common import (
     Precision,
     autocast,
@@ -43,7 +57,8 @@ from poolshark.training.common import (
     restore_run,
     save_atomic,
 )
-from poolshark.training.distributed import current, launch, process_device
+from poolshark.training.distributed import Distributed, current, launch, process_device
+from poolshark.training.shards import ShardError, ShardSet
 from poolshark.training.tensorboard import ScalarLog
 
 CHECKPOINT_FORMAT = "poolshark-equity-net-v1"
@@ -65,6 +80,8 @@ class EquityTrainConfig(BaseModel):
     held out unless ``val_data`` names a separate file. ``patience``: stop after that many
     epochs without a better validation MSE (None: never stop early). ``precision``: ``bf16``
     trains in bfloat16 mixed precision (:func:`poolshark.training.common.autocast`).
+    ``data`` (and ``val_data``) may be a shard folder: the run streams, reading fills of at
+    least ``shuffle_buffer`` samples.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -92,6 +109,7 @@ class EquityTrainConfig(BaseModel):
     patience: int | None = Field(None, ge=1)
     max_samples: int | None = Field(None, ge=1)
     devices: int = Field(1, ge=1, le=64)
+    shuffle_buffer: int = Field(SHUFFLE_BUFFER, ge=1)
 
     @field_validator("device")
     @classmethod
@@ -190,8 +208,9 @@ class TrainResult:
 class Samples:
     """Samples as tensors on the training device.
 
-    Equities stay float16 to save memory, and the possible-combo mask is recomputed from
-    the cards per batch rather than stored.
+    ``equity`` holds float16 equities (a dataset file) or int16 exact scores (shards,
+    :func:`~poolshark.equity_net.shards.score_equities`), 2 bytes a combo either way; the
+    possible-combo mask is recomputed from the cards per batch rather than stored.
     """
 
     holes: torch.Tensor
@@ -204,7 +223,25 @@ class Samples:
     def batch(self, rows: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """(holes, boards, equity float32, possible-combo mask) of the given rows."""
         holes, boards = self.holes[rows], self.boards[rows]
-        return holes, boards, self.equity[rows].float(), possible_combos(holes, boards)
+        return holes, boards, targets(self.equity[rows], boards), possible_combos(holes, boards)
+
+
+def targets(equity: torch.Tensor, boards: torch.Tensor) -> torch.Tensor:
+    """Float32 equities from stored float16 equities or int16 scores."""
+    if equity.dtype == torch.int16:
+        return score_equities(equity, boards)
+    return equity.float()
+
+
+def shard_samples(shards: ShardSet, rows: npt.NDArray[np.int64], device: str) -> Samples:
+    """Some samples of shards (global rows, sorted) as :class:`Samples` with exact scores."""
+    arrays = shards.select_arrays(rows, ("hole", "board", "score"))
+    target = torch.device(device)
+    return Samples(
+        holes=torch.from_numpy(arrays["hole"].astype(np.int64)).to(target),
+        boards=torch.from_numpy(arrays["board"].astype(np.int64)).to(target),
+        equity=torch.from_numpy(arrays["score"].astype(np.int16)).to(target),
+    )
 
 
 def to_samples(dataset: EquityDataset, rows: slice, device: str) -> Samples:
@@ -279,17 +316,13 @@ def _check_device(device: str) -> None:
     require_device(device, TrainingError)
 
 
-def _split(
-    config: EquityTrainConfig,
-) -> tuple[EquityDataset, slice, EquityDataset, slice]:
-    """(train dataset, train rows, validation dataset, validation rows), rows as ranges."""
+def _split(config: EquityTrainConfig) -> tuple[EquityDataset, slice, slice]:
+    """(train dataset, train rows, held-out rows: none when ``val_data`` is separate)."""
     data = load_dataset(config.data)
     n = len(data) if config.max_samples is None else min(len(data), config.max_samples)
     if config.val_data is not None:
-        val = load_dataset(config.val_data)
-        train_rows, val_rows = slice(0, n), slice(0, len(val))
+        train_rows, val_rows = slice(0, n), slice(0, 0)
     else:
-        val = data
         held = max(1, round(n * config.val_fraction))
         train_rows, val_rows = slice(0, n - held), slice(n - held, n)
     if train_rows.stop - train_rows.start < config.batch_size:
@@ -297,7 +330,88 @@ def _split(
             f"only {train_rows.stop - train_rows.start} training samples for batches of"
             f" {config.batch_size}"
         )
-    return data, train_rows, val, val_rows
+    return data, train_rows, val_rows
+
+
+Batches = Callable[[int, int], Iterator[tuple[torch.Tensor, ...]]]
+"""``batches(epoch, first_step)``: the (holes, boards, equity, mask) of this process for
+each step of an epoch from ``first_step`` on."""
+
+
+@dataclass
+class _TrainData:
+    """What the loop needs of its data, in memory or streamed: the training samples'
+    count and steps per epoch, the data fingerprint, the validation samples, the batches."""
+
+    size: int
+    steps_per_epoch: int
+    fingerprint: str
+    val: Samples
+    batches: Batches
+
+
+def _validation(path: Path, device: str) -> Samples:
+    """A separate validation set, a dataset file or a shard folder, whole."""
+    if is_shard_folder(path):
+        shards = open_equity_shards(path)
+        return shard_samples(shards, np.arange(shards.size), device)
+    dataset = load_dataset(path)
+    return to_samples(dataset, slice(0, len(dataset)), device)
+
+
+def _memory_data(config: EquityTrainConfig, device: str, world: Distributed) -> _TrainData:
+    """Every sample in memory; batches from a permutation fixed by (seed, epoch)."""
+    data, train_rows, val_rows = _split(config)
+    train = to_samples(data, train_rows, device)
+    val = (
+        _validation(config.val_data, device)
+        if config.val_data is not None
+        else to_samples(data, val_rows, device)
+    )
+    steps = len(train) // config.batch_size
+
+    def batches(epoch: int, first: int) -> Iterator[tuple[torch.Tensor, ...]]:
+        order = _epoch_order(config.seed, epoch, len(train)).to(device)
+        for step in range(first, steps):
+            rows = order[step * config.batch_size : (step + 1) * config.batch_size]
+            yield train.batch(world.local_rows(rows))
+
+    return _TrainData(len(train), steps, data.fingerprint, val, batches)
+
+
+def _streamed_data(config: EquityTrainConfig, device: str, world: Distributed) -> _TrainData:
+    """Samples in shards: the held-out ones (the last ``val_fraction``, as in memory, or
+    ``val_data``) read into memory, the training ones streamed."""
+    shards = open_equity_shards(config.data)
+    n = shards.size if config.max_samples is None else min(shards.size, config.max_samples)
+    if config.val_data is not None:
+        train_rows = np.arange(n)
+        val = _validation(config.val_data, device)
+    else:
+        held = max(1, round(n * config.val_fraction))
+        train_rows = np.arange(n - held)
+        val = shard_samples(shards, np.arange(n - held, n), device)
+    if train_rows.size < config.batch_size:
+        raise TrainingError(
+            f"only {train_rows.size} training samples for batches of {config.batch_size}"
+        )
+    stream = EquityStream(
+        shards,
+        shards.by_shard(train_rows),
+        batch_size=config.batch_size,
+        shuffle_buffer=config.shuffle_buffer,
+        seed=config.seed,
+        device=device,
+    )
+
+    def batches(epoch: int, first: int) -> Iterator[tuple[torch.Tensor, ...]]:
+        stream.epoch, stream.start_batch = epoch, first
+        for holes, boards, scores in stream:
+            local = world.local_rows(torch.arange(holes.shape[0], device=holes.device))
+            mine, board = holes[local], boards[local]
+            yield mine, board, score_equities(scores[local], board), possible_combos(mine, board)
+
+    return _TrainData(int(train_rows.size), len(stream), shards.fingerprint, val, batches)
 
 
 def _learning_rate(config: EquityTrainConfig, step: int, total: int) -> float:
@@ -339,10 +453,12 @@ def train_equity(
         torch.set_num_threads(config.threads)
     device_name = process_device(config.device, world.rank)
     device = torch.device(device_name)
-    data, train_rows, val_data, val_rows = _split(config)
-    train = to_samples(data, train_rows, device_name)
-    val = to_samples(val_data, val_rows, device_name)
-    fingerprint = data.fingerprint
+    try:
+        streamed = is_shard_folder(config.data)
+        data = (_streamed_data if streamed else _memory_data)(config, device_name, world)
+    except ShardError as error:
+        raise TrainingError(str(error)) from None
+    val, fingerprint = data.val, data.fingerprint
     out = Path(config.out)
     last_path, best_path = out / "last.pt", out / "best.pt"
 
@@ -351,7 +467,7 @@ def train_equity(
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
-    steps_per_epoch = len(train) // config.batch_size
+    steps_per_epoch = data.steps_per_epoch
     total_steps = steps_per_epoch * config.epochs
     state: dict[str, Any] = {
         "epoch": 0,
@@ -403,11 +519,10 @@ def train_equity(
     try:
         while int(state["epoch"]) < config.epochs:
             epoch = int(state["epoch"])
-            order = _epoch_order(config.seed, epoch, len(train)).to(device)
             window_loss, window_steps = 0.0, 0
-            for step in range(int(state["step_in_epoch"]), steps_per_epoch):
-                rows = order[step * config.batch_size : (step + 1) * config.batch_size]
-                holes, boards, equity, mask = train.batch(world.local_rows(rows))
+            first = int(state["step_in_epoch"])
+            for step, batch in enumerate(data.batches(epoch, first), first):
+                holes, boards, equity, mask = batch
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
@@ -422,7 +537,7 @@ def train_equity(
                 state["loss_sum"] = float(state["loss_sum"]) + value
                 state["global_step"] = int(state["global_step"]) + 1
                 state["step_in_epoch"] = step + 1
-                trained_samples += len(rows)
+                trained_samples += config.batch_size
                 window_loss += value
                 window_steps += 1
                 if window_steps == config.log_every:
@@ -476,7 +591,7 @@ def train_equity(
     return TrainResult(
         arch=config.arch,
         parameters=count_parameters(model),
-        train_samples=len(train),
+        train_samples=data.size,
         val_samples=len(val),
         epochs_run=int(state["epoch"]),
         best_epoch=int(state["best_epoch"]),
@@ -515,16 +630,25 @@ def _restore(
 def evaluate_checkpoint(
     checkpoint: Path, data: Path, *, device: str = "cpu", max_samples: int | None = None
 ) -> tuple[EvalReport, dict[str, Any]]:
-    """Masked MSE of a saved network on a dataset file; (report, checkpoint info)."""
+    """Masked MSE of a saved network on a dataset file or shard folder; (report,
+    checkpoint info)."""
     _check_device(device)
     model, payload = load_equity_net(checkpoint, device)
-    dataset = load_dataset(data)
-    n = len(dataset) if max_samples is None else min(len(dataset), max_samples)
-    samples = to_samples(dataset, slice(0, n), device)
+    if is_shard_folder(data):
+        try:
+            shards = open_equity_shards(data)
+        except ShardError as error:
+            raise TrainingError(str(error)) from None
+        n = shards.size if max_samples is None else min(shards.size, max_samples)
+        samples, fingerprint = shard_samples(shards, np.arange(n), device), shards.fingerprint
+    else:
+        dataset = load_dataset(data)
+        n = len(dataset) if max_samples is None else min(len(dataset), max_samples)
+        samples, fingerprint = to_samples(dataset, slice(0, n), device), dataset.fingerprint
     info = {
         "arch": payload["arch"],
         "epoch": int(payload["epoch"]),
         "data_fingerprint": payload["data_fingerprint"],
-        "same_data_as_training": payload["data_fingerprint"] == dataset.fingerprint,
+        "same_data_as_training": payload["data_fingerprint"] == fingerprint,
     }
     return evaluate(model, samples), info
