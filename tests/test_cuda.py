@@ -121,3 +121,20 @@ def test_two_gpus_train_the_equity_network_as_one(tmp_path: Path) -> None:
     )
     for a, b in zip(one.history, two.history, strict=True):
         assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-3)
+
+
+@pytest.mark.skipif(
+    not DEVICE.startswith("cuda") or torch.cuda.device_count() < 2,
+    reason="data-parallel NCCL training needs two CUDA GPUs",
+)
+def test_two_gpus_train_the_exploiter_as_one(tmp_path: Path) -> None:
+    fields = {"against": ["station"], "tables": 32, "hands_per_table": 2, "hidden": 16,
+              "minibatch_size": 64, "epochs": 2, "iterations": 2, "device": "cuda"}  # fmt: skip
+    one = train_exploiter(ExploitConfig.model_validate(fields), tmp_path / "a")
+    two = train_exploiter(
+        ExploitConfig.model_validate({**fields, "devices": 2, "ddp_rollout": "replicated"}),
+        tmp_path / "b",
+    )
+    for a, b in zip(one.history, two.history, strict=True):
+        assert b["value_loss"] == pytest.approx(a["value_loss"], rel=1e-3)
+    loads_on_the_cpu(tmp_path / "b" / "last.pt")

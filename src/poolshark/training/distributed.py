@@ -28,6 +28,7 @@ from torch import Tensor, nn
 from torch.multiprocessing.spawn import ProcessRaisedException, start_processes
 
 Result = TypeVar("Result")
+Item = TypeVar("Item")
 
 
 class LaunchError(ValueError):
@@ -93,6 +94,15 @@ class Distributed:
         if not self.active:
             return model
         return nn.parallel.DistributedDataParallel(model, find_unused_parameters=partial)
+
+    def gather(self, value: Item) -> list[Item]:
+        """Every process's ``value`` (any object that pickles), in rank order, on every
+        process: a rollout part each process collected, say."""
+        if not self.active:
+            return [value]
+        values: list[Any] = [None] * self.world_size
+        dist.all_gather_object(values, value)
+        return values
 
     def barrier(self) -> None:
         """Wait for every process (after the main one wrote a checkpoint, say)."""
