@@ -3,6 +3,7 @@
 Run from the repository root::
 
     python benchmarks/opponents.py [--quick] [--seed N] [--json] [--model CHECKPOINT]
+                                   [--compile]
 
 ``--model`` is a population-model checkpoint (default: a fresh, untrained net of the
 default size, 3 blocks of 256, which costs the same per decision as a trained one; its
@@ -15,11 +16,19 @@ untrained actor (``benchmarks/rollout.py``'s loop). Side by side in one run:
   nine opponent rows through the network, pooled by a masked ``amax``, ``no_grad``), as
   it is now (``model``: only the rows some decision fills, an unrolled maximum,
   ``inference_mode``; exact), and its distilled student (``student``,
-  :func:`poolshark.exploit.distill.distill_population`);
+  :func:`poolshark.exploit.distill.distill_population`); then stations and the student
+  again with four times the tables and a quarter of the hands each (``station_wide``,
+  ``student_wide``: the same hands in fewer, larger steps, amortising each step's fixed
+  cost), and the student's ratio to the stations at each size;
 * the forward pass alone over the decisions the model met in one rollout (rows per
   CPU-second, and the largest change of any class probability against the plain float32
   pass): the unrolled maximum, plus trimmed opponent rows, plus ``inference_mode``,
-  bfloat16 autocast, dynamic int8 ``Linear`` layers, the student;
+  bfloat16 autocast, dynamic int8 ``Linear`` layers, the student (under ``no_grad`` and
+  ``inference_mode``), and with ``--compile`` the student through ``torch.compile`` (its
+  compile time reported: minutes on this CPU, hence opt-in);
+* the decision-context encoding of the opponents' feature rows, the numpy chain against
+  the compiled pass (``population.features.encode_contexts_compiled``), microseconds per
+  row and whether they are equal;
 * the share of the model's decisions whose whole feature row repeats an earlier one
   (preflop and all): what a cache of identical rows could skip at most;
 * the student's gap to the teacher on held-out decisions (KL, total variation).
@@ -30,8 +39,13 @@ The last line is one JSON object: ``{station,plain,model,student}_learner_decisi
 ``repeat_share_all``, ``repeat_share_preflop``, ``student_kl_mean``, ``student_kl_p99``,
 ``student_tv_mean``, ``student_same_argmax``, ``student_parameters``,
 ``teacher_parameters``, ``distill_seconds``, ``target_learner_decisions_per_s`` (40,000),
-``meets_target`` (student row), ``tables``, ``hands_per_table``, ``model``, ``quick``,
-``seed``.
+``meets_target`` (the better student row), ``student_to_station`` and
+``student_wide_to_station_wide`` (ratios in this run), ``quiet_ceiling`` (59,500: stations
+on a quiet core, 2026-11), ``quiet_estimate`` and ``quiet_estimate_wide`` (each ratio
+times it),
+``contexts_{numpy,compiled}_us_per_row``, ``contexts_equal``, ``compile_seconds`` (None
+without ``--compile``), ``load_average_{start,end}`` (1-minute), ``tables``,
+``hands_per_table``, ``model``, ``quick``, ``seed``.
 """
 
 from __future__ import annotations
@@ -39,6 +53,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -50,7 +65,7 @@ import torch
 
 from common import emit, print_table
 from poolshark.agents.bots import CallingStation
-from poolshark.agents.protocol import Agent, Decisions
+from poolshark.agents.protocol import Agent, Decisions, Moves
 from poolshark.engine.actions import ActionSet
 from poolshark.exploit.distill import (
     DistillSettings,
@@ -60,10 +75,18 @@ from poolshark.exploit.distill import (
 )
 from poolshark.exploit.rollout import Opponent, Rollout, RolloutSettings
 from poolshark.population.agent import PopulationAgent, load_population_model
-from poolshark.population.features import ENCODED_STREET, DecisionFeatures
+from poolshark.population.features import (
+    ENCODED_STREET,
+    DecisionFeatures,
+    encode_contexts_compiled,
+    encode_population_contexts,
+)
 from poolshark.population.model import MASKED, FeatureTensors, PopulationNet
 
 TARGET = 40_000
+QUIET_CEILING = 59_500
+"""Learner decisions per CPU-second against calling stations on a quiet core
+(``benchmarks/rollout.py``, docs/benchmarks.md "Rollouts")."""
 
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -73,6 +96,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs")
     parser.add_argument("--json", action="store_true", help="print only the JSON line")
     parser.add_argument("--model", default=None, help="population-model checkpoint")
+    parser.add_argument(
+        "--compile", action="store_true", help="also time the student under torch.compile"
+    )
     return parser.parse_args(argv)
 
 
@@ -100,6 +126,55 @@ class PlainPopulationAgent(PopulationAgent):
             logits = plain_forward(self.model, batch)
         values: npt.NDArray[np.float64] = torch.softmax(logits.double(), dim=1).numpy()
         return values
+
+
+class ContextRecorder(PopulationAgent):
+    """A population agent keeping the decision contexts of every batch it answers."""
+
+    def __init__(self, agent: PopulationAgent) -> None:
+        super().__init__(
+            agent.model,
+            agent.ranges,
+            agent.size_fractions.tolist(),
+            range_spec=agent.range_spec,
+        )
+        self.contexts: list[np.ndarray] = []
+
+    def act(self, decisions: Decisions) -> Moves:
+        self.contexts.append(decisions.contexts.copy())
+        return super().act(decisions)
+
+
+def context_encoding(
+    teacher: PopulationAgent, tables: int, seed: int, rounds: int
+) -> dict[str, float]:
+    """Microseconds per row of the numpy and the compiled context encoding over the
+    contexts of every opponent batch of one rollout (best of ``rounds``), and equality."""
+    recorder = ContextRecorder(teacher)
+    rollout = Rollout(
+        RolloutSettings(tables=tables, hands_per_table=2), ActionSet(), [Opponent("o", recorder)]
+    )
+    rollout.collect(untrained_policy(seed), seed=seed, iteration=0)
+    batches = recorder.contexts
+    rows = sum(b.shape[0] for b in batches)
+    best = {"numpy": float("inf"), "compiled": float("inf")}
+    encoders = {"numpy": encode_population_contexts, "compiled": encode_contexts_compiled}
+    for _ in range(rounds):
+        for name, encode in encoders.items():
+            start = time.process_time()
+            for b in batches:
+                encode(b, 6)
+            best[name] = min(best[name], time.process_time() - start)
+    equal = all(
+        np.array_equal(encode_population_contexts(b, 6), encode_contexts_compiled(b, 6))
+        for b in batches
+    )
+    return {
+        "numpy_us_per_row": 1e6 * best["numpy"] / rows,
+        "compiled_us_per_row": 1e6 * best["compiled"] / rows,
+        "equal": float(equal),
+        "rows": float(rows),
+    }
 
 
 def trimmed(features: FeatureTensors) -> FeatureTensors:
@@ -179,6 +254,7 @@ def feature_rows(features: DecisionFeatures) -> np.ndarray:
 def main() -> None:
     args = parse()
     torch.set_num_threads(1)
+    load_start = os.getloadavg()[0]
     quick, seed = args.quick, args.seed
     tables, hands = (1024, 2) if quick else (4096, 4)
     if args.model:
@@ -206,10 +282,13 @@ def main() -> None:
         "model": teacher,
         "student": student,
     }
+    sizes = {name: (tables, hands) for name in contenders}
+    sizes["station_wide"] = sizes["student_wide"] = (4 * tables, max(1, hands // 4))
+    contenders["station_wide"], contenders["student_wide"] = contenders["station"], student
     rows: dict[str, dict[str, float]] = {}
     for _ in range(2 if quick else 3):  # interleaved rounds, the best of each kept
         for name, agent in contenders.items():
-            row = rollout_rate(agent, tables, hands, seed)
+            row = rollout_rate(agent, *sizes[name], seed)
             best = rows.get(name)
             if best is None or row["learner_decisions_per_s"] > best["learner_decisions_per_s"]:
                 rows[name] = row
@@ -227,27 +306,43 @@ def main() -> None:
         return lambda b: torch.softmax(net(b).double(), dim=1)
 
     short = [trimmed(b) for b in batches]
+    student_net = student.model.eval()
+    compile_seconds = None
+    compiled_student: Callable[[FeatureTensors], torch.Tensor] | None = None
+    if args.compile:
+        start = time.perf_counter()
+        compiled_student = torch.compile(student_net, dynamic=True)
+        with torch.inference_mode():
+            for b in short:  # every trimmed width once: each may compile a variant
+                compiled_student(b)
+        compile_seconds = time.perf_counter() - start
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         quantized = torch.ao.quantization.quantize_dynamic(
             copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8
         )
-    forward = forward_rows(
-        {
-            "float32": (
-                lambda b: torch.softmax(plain_forward(model, b).double(), dim=1),
-                batches,
-                "no_grad",
-            ),
-            "unrolled_max": (probabilities(model), batches, "no_grad"),
-            "trimmed": (probabilities(model), short, "no_grad"),
-            "trimmed_inference_mode": (probabilities(model), short, "inference_mode"),
-            "bfloat16": (probabilities(model), batches, "bfloat16"),
-            "int8": (probabilities(quantized), batches, "no_grad"),
-            "student": (probabilities(student.model.eval()), short, "inference_mode"),
-        },
-        3 if quick else 5,
-    )
+    variants = {
+        "float32": (
+            lambda b: torch.softmax(plain_forward(model, b).double(), dim=1),
+            batches,
+            "no_grad",
+        ),
+        "unrolled_max": (probabilities(model), batches, "no_grad"),
+        "trimmed": (probabilities(model), short, "no_grad"),
+        "trimmed_inference_mode": (probabilities(model), short, "inference_mode"),
+        "bfloat16": (probabilities(model), batches, "bfloat16"),
+        "int8": (probabilities(quantized), batches, "no_grad"),
+        "student_no_grad": (probabilities(student_net), short, "no_grad"),
+        "student": (probabilities(student_net), short, "inference_mode"),
+    }
+    if compiled_student is not None:
+        variants["student_compiled"] = (
+            lambda b: torch.softmax(compiled_student(b).double(), dim=1),
+            short,
+            "inference_mode",
+        )
+    forward = forward_rows(variants, 3 if quick else 5)
+    contexts = context_encoding(teacher, 512 if quick else 1024, seed + 11, 3 if quick else 5)
     plain = forward["float32"][1]
     preflop = features.public[:, ENCODED_STREET] == 1
     all_rows = feature_rows(features)
@@ -260,6 +355,14 @@ def main() -> None:
         figures[f"forward_{name}_rows_per_s"] = speed
         figures[f"forward_{name}_max_abs_difference"] = float((values - plain).abs().max())
     plain_rate = rows["plain"]["learner_decisions_per_s"]
+    ratio = rows["student"]["learner_decisions_per_s"] / rows["station"]["learner_decisions_per_s"]
+    ratio_wide = (
+        rows["student_wide"]["learner_decisions_per_s"]
+        / rows["station_wide"]["learner_decisions_per_s"]
+    )
+    best_student = max(
+        rows["student"]["learner_decisions_per_s"], rows["student_wide"]["learner_decisions_per_s"]
+    )
     speedup = rows["student"]["learner_decisions_per_s"] / plain_rate
     figures.update(
         {
@@ -275,7 +378,18 @@ def main() -> None:
             "teacher_parameters": report.teacher_parameters,
             "distill_seconds": report.seconds,
             "target_learner_decisions_per_s": TARGET,
-            "meets_target": rows["student"]["learner_decisions_per_s"] >= TARGET,
+            "meets_target": best_student >= TARGET,
+            "student_to_station": ratio,
+            "student_wide_to_station_wide": ratio_wide,
+            "quiet_ceiling": QUIET_CEILING,
+            "quiet_estimate": ratio * QUIET_CEILING,
+            "quiet_estimate_wide": ratio_wide * QUIET_CEILING,
+            "contexts_numpy_us_per_row": contexts["numpy_us_per_row"],
+            "contexts_compiled_us_per_row": contexts["compiled_us_per_row"],
+            "contexts_equal": bool(contexts["equal"]),
+            "compile_seconds": compile_seconds,
+            "load_average_start": load_start,
+            "load_average_end": os.getloadavg()[0],
             "tables": tables,
             "hands_per_table": hands,
             "model": args.model or "untrained",
@@ -289,14 +403,17 @@ def main() -> None:
             "plain": "population model as before",
             "model": "population model now (exact)",
             "student": "distilled student (after)",
+            "station_wide": "calling stations",
+            "student_wide": "distilled student",
         }
         model_rate = rows["plain"]["learner_decisions_per_s"]
         print_table(
-            f"Rollout, {tables:,} tables x {hands} hands, one thread ({figures['model']})",
-            ["opponents", "learner dec/s", "opponent time", "x plain"],
+            f"Rollout, one thread ({figures['model']}); load average {load_start:.1f}",
+            ["opponents", "tables x hands", "learner dec/s", "opponent time", "x plain"],
             [
                 [
                     labels[name],
+                    f"{sizes[name][0]:,} x {sizes[name][1]}",
                     row["learner_decisions_per_s"],
                     f"{row['opponent_share']:.0%}",
                     row["learner_decisions_per_s"] / model_rate,
@@ -333,10 +450,25 @@ def main() -> None:
                     "repeated feature rows: all / preflop",
                     f"{figures['repeat_share_all']:.1%} / {figures['repeat_share_preflop']:.1%}",
                 ],
+                [
+                    "context encoding us/row: numpy / compiled (equal)",
+                    f"{contexts['numpy_us_per_row']:.3f} / {contexts['compiled_us_per_row']:.3f}"
+                    f" ({bool(contexts['equal'])})",
+                ],
+                [
+                    "torch.compile of the student, seconds",
+                    "not run" if compile_seconds is None else f"{compile_seconds:.0f}",
+                ],
             ],
         )
         verdict = "met" if figures["meets_target"] else "missed"
-        print(f"target {TARGET:,} learner decisions/s (student): {verdict}")
+        print(
+            f"target {TARGET:,} learner decisions/s (student): {verdict}; student / stations "
+            f"{ratio:.2f} ({ratio_wide:.2f} wide), x {QUIET_CEILING:,} quiet = "
+            f"{figures['quiet_estimate']:,.0f} ({figures['quiet_estimate_wide']:,.0f} wide); "
+            f"load average {load_start:.1f} -> "
+            f"{figures['load_average_end']:.1f}"
+        )
     emit(figures)
 
 

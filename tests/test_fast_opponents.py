@@ -9,6 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from poolshark.agents.protocol import Decisions, Moves
 from poolshark.engine.actions import ActionSet
@@ -22,12 +25,14 @@ from poolshark.exploit.distill import (
     untrained_policy,
 )
 from poolshark.exploit.rollout import Opponent, Rollout, RolloutSettings
+from poolshark.pool.context import N_FEATURES, Feature
 from poolshark.pool.ranges import UniformRanges
 from poolshark.population.agent import (
     PopulationAgent,
     load_population_model,
     trim_opponent_rows,
 )
+from poolshark.population.features import encode_contexts_compiled, encode_population_contexts
 from poolshark.population.model import FeatureTensors, PopulationNet
 from poolshark.population.train import export_population_model
 
@@ -87,6 +92,59 @@ def test_trimmed_forward_pass_equals_the_plain_one() -> None:
     # the trimming happened: never more than 5 rows at 6-max, and fewer once players fold
     assert max(agent.trimmed_rows) <= 5
     assert min(agent.trimmed_rows) < 5
+
+
+class RecordingContexts(PopulationAgent):
+    """Keeps the decision contexts of every batch it answers."""
+
+    def __init__(self, agent: PopulationAgent) -> None:
+        super().__init__(agent.model, agent.ranges, SIZES, range_spec=agent.range_spec)
+        self.contexts: list[np.ndarray] = []
+
+    def act(self, decisions: Decisions) -> Moves:
+        self.contexts.append(decisions.contexts.copy())
+        return super().act(decisions)
+
+
+def test_compiled_context_encoding_equals_the_numpy_one_in_a_rollout() -> None:
+    agent = RecordingContexts(_teacher())
+    rollout = Rollout(
+        RolloutSettings(tables=64, hands_per_table=3), ActionSet(), [Opponent("model", agent)]
+    )
+    rollout.collect(untrained_policy(0), seed=2, iteration=0)
+    contexts = np.concatenate(agent.contexts)
+    assert contexts.shape[0] > 500
+    assert len(np.unique(contexts[:, Feature.STREET])) >= 3  # preflop, flop, turn at least
+    assert (contexts[:, Feature.MAX_RAISE_TO] == 0).any()  # and decisions that cannot raise
+    compiled = encode_contexts_compiled(contexts, 6)
+    assert compiled.dtype == np.float32
+    np.testing.assert_array_max_ulp(compiled, encode_population_contexts(contexts, 6), maxulp=1)
+
+
+def _context_rows(draw: st.DrawFn) -> np.ndarray:
+    """Random decision contexts inside the encoder's domain: categories in range, counts,
+    chips and fractions anywhere from negative to large."""
+    n = draw(st.integers(0, 40))
+    values = hnp.arrays(
+        np.float64,
+        (n, N_FEATURES),
+        elements=st.floats(-50.0, 1e6, allow_nan=False, allow_subnormal=False),
+    )
+    rows = draw(values)
+    categories = {Feature.POSITION: 6, Feature.STREET: 4, Feature.PREFLOP_FACING: 5}
+    for feature, count in categories.items():
+        rows[:, feature] = draw(hnp.arrays(np.int64, n, elements=st.integers(0, count - 1)))
+    rows[:, Feature.MY_RAISE_LEVEL] = draw(hnp.arrays(np.int64, n, elements=st.integers(0, 9)))
+    rows[:, Feature.ALIVE] = draw(hnp.arrays(np.int64, n, elements=st.integers(1, 10)))
+    rows[:, Feature.FACING_FRACTION] = np.abs(rows[:, Feature.FACING_FRACTION])
+    return rows
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.composite(_context_rows)(), st.integers(2, 10))
+def test_compiled_context_encoding_equals_the_numpy_one(contexts: np.ndarray, seats: int) -> None:
+    compiled = encode_contexts_compiled(contexts, seats)
+    np.testing.assert_array_max_ulp(compiled, encode_population_contexts(contexts, seats), maxulp=1)
 
 
 def test_trimming_keeps_one_row_when_no_opponent_is_present() -> None:

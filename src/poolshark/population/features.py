@@ -127,6 +127,97 @@ def encode_population_contexts(contexts: Floats, seats: int) -> Float32s:
     return out.astype(np.float32)
 
 
+_POSITION, _STREET, _PREFLOP_FACING = (
+    int(Feature.POSITION),
+    int(Feature.STREET),
+    int(Feature.PREFLOP_FACING),
+)
+_PREFLOP_RAISES, _MY_RAISE_LEVEL = int(Feature.PREFLOP_RAISES), int(Feature.MY_RAISE_LEVEL)
+_LIMPERS, _FACING_FRACTION = int(Feature.LIMPERS), int(Feature.FACING_FRACTION)
+_STREET_RAISES, _ALIVE, _SPR = int(Feature.STREET_RAISES), int(Feature.ALIVE), int(Feature.SPR)
+_TO_CALL, _POT, _CURRENT_BET = int(Feature.TO_CALL), int(Feature.POT), int(Feature.CURRENT_BET)
+_MIN_RAISE_TO, _MAX_RAISE_TO = int(Feature.MIN_RAISE_TO), int(Feature.MAX_RAISE_TO)
+_BIG_BLIND = int(Feature.BIG_BLIND)
+_FLAGS = np.array(
+    [
+        Feature.PREFLOP_AGGRESSOR,
+        Feature.PREVIOUS_AGGRESSOR,
+        Feature.CBET,
+        Feature.FACING_BET,
+        Feature.CHECKED,
+        Feature.IN_POSITION,
+    ],
+    dtype=np.int64,
+)
+_CHIPS = np.array(
+    [Feature.TO_CALL, Feature.POT, Feature.MY_BET, Feature.MY_STACK, Feature.CURRENT_BET],
+    dtype=np.int64,
+)
+_LOG_101 = float(np.log(101.0))
+
+
+@nb.njit(cache=True, nogil=True)
+def _cap(x: float, cap: float) -> float:  # pragma: no cover - compiled
+    """``np.minimum(x, cap)`` (NaN passes through)."""
+    return cap if x > cap else x
+
+
+@nb.njit(cache=True, nogil=True)
+def _floor0(x: float) -> float:  # pragma: no cover - compiled
+    """``np.maximum(x, 0.0)`` (NaN passes through)."""
+    return 0.0 if x < 0.0 else x
+
+
+@nb.njit(cache=True, nogil=True)
+def _contexts_kernel(
+    f: Floats, seats: int, flags: Int64s, chips: Int64s, out: Float32s
+) -> None:  # pragma: no cover - compiled
+    for i in range(f.shape[0]):
+        row = f[i]
+        out[i, int(row[_POSITION])] = 1.0
+        out[i, 6 + int(row[_STREET])] = 1.0
+        out[i, 10 + int(row[_PREFLOP_FACING])] = 1.0
+        out[i, 15] = _cap(row[_PREFLOP_RAISES], 4.0) / 4
+        out[i, 16 + int(_cap(row[_MY_RAISE_LEVEL], 3.0))] = 1.0
+        out[i, 20] = _cap(row[_LIMPERS], 3.0) / 3
+        for offset in range(flags.size):
+            out[i, 21 + offset] = row[flags[offset]]
+        facing = row[_FACING_FRACTION]
+        out[i, 27] = _cap(facing, 4.0) / 4
+        out[i, 28] = np.log1p(facing)
+        out[i, 29] = _cap(row[_STREET_RAISES], 4.0) / 4
+        alive = row[_ALIVE]
+        out[i, 30] = (alive - 2) / 8
+        out[i, 31 + int(min(max(alive - 2, 0.0), 2.0))] = 1.0
+        out[i, 34] = np.log1p(_cap(row[_SPR], 100.0)) / _LOG_101
+        big_blind = row[_BIG_BLIND]
+        for offset in range(chips.size):
+            chip = row[chips[offset]]
+            out[i, 35 + offset] = np.log1p(_floor0(chip) / max(big_blind, 1.0)) / _CHIP_SCALE
+        to_call, pot = row[_TO_CALL], row[_POT]
+        out[i, 40] = to_call / max(pot + to_call, 1.0)
+        can_raise = row[_MAX_RAISE_TO] > 0
+        out[i, 41] = 1.0 if can_raise else 0.0
+        if can_raise:
+            base = max(pot + to_call, 1.0)
+            least = _floor0((row[_MIN_RAISE_TO] - row[_CURRENT_BET]) / base)
+            most = _floor0((row[_MAX_RAISE_TO] - row[_CURRENT_BET]) / base)
+            out[i, 42] = np.log1p(least)
+            out[i, 43] = np.log1p(most)
+        out[i, 44] = (seats - 2) / 8
+        out[i, 45] = 1.0 if seats == 2 else 0.0
+
+
+def encode_contexts_compiled(contexts: Floats, seats: int) -> Float32s:
+    """:func:`encode_population_contexts` as one compiled pass over the rows (the same
+    float32 values, tests/test_fast_opponents.py; 4-5x faster on a rollout's opponent
+    batches, where the numpy chain was a third of a population agent's feature time)."""
+    f = np.ascontiguousarray(contexts, dtype=np.float64)
+    out = np.zeros((f.shape[0], CONTEXT_SIZE), dtype=np.float32)
+    _contexts_kernel(f, seats, _FLAGS, _CHIPS, out)
+    return out
+
+
 def position_table(seats: int) -> Int64s:
     """(seats, seats) position class of seat ``s`` when the button is at ``b``: ``[b, s]``."""
     table = np.zeros((seats, seats), dtype=np.int64)
@@ -549,7 +640,7 @@ def _public_parts(states: DecisionStates) -> tuple[Float32s, Float32s, Int64s]:
             opponents,
             opponent_seat,
         )
-    context = encode_population_contexts(states.contexts, width)
+    context = encode_contexts_compiled(states.contexts, width)
     public = np.concatenate(
         [context, grid.reshape(n, GRID_SIZE), seat_rows.reshape(n, SEAT_SIZE)], axis=1
     )
