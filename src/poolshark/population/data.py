@@ -443,10 +443,9 @@ def rows_parts(
         .select(pl.col("player_id").unique())
         .collect()
         .to_series()
-        .sort()
     )
-    player_ids = tuple(str(name) for name in names.to_list())
-    known = np.array(player_ids, dtype=str)
+    known = np.unique(names.to_numpy().astype(str))  # sorted as searchsorted needs
+    player_ids = tuple(str(name) for name in known)
     report = report if report is not None else RowsReport()
     chunk = offset = read = 0
     pending: list[pl.DataFrame] = []
