@@ -215,3 +215,11 @@ def test_capped_validation_keeps_whole_hands_and_gives_the_rest_back(
         assert capped_val.size <= cap or np.unique(hand_key[capped_val]).size == 1
         assert np.all(np.diff(capped_train) > 0)
     assert cap_validation(hand_key, train, val, None, seed)[1] is val
+
+
+def test_a_folder_without_rows_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "rows").mkdir()
+    with pytest.raises(ValueError, match="holds no decision rows"):
+        next(rows_parts(tmp_path, UniformRanges()))
+    with pytest.raises(ValueError, match="chunk_hands must be at least 1"):
+        next(rows_parts(tmp_path, UniformRanges(), chunk_hands=0))
