@@ -554,8 +554,8 @@ def prepared_shards(
 ) -> tuple[ShardManifest, dict[str, Any]]:
     """The run's rows as shards (a streamed run's :func:`prepared_data`): ``<out>/shards``
     when resuming (or already written by this run), else built from the data config and
-    written there. Simulated hands are built a chunk at a time and never held whole;
-    ingested rows are still built whole first (one part)."""
+    written there. Simulated hands and ingested rows are built a chunk of hands at a time
+    and never held whole."""
     folder = Path(config.out) / SHARD_CACHE
     info_path = Path(config.out) / "data.json"
     if (folder / "manifest.json").exists() and (resume or info_path.exists()):
