@@ -191,6 +191,26 @@ def load_dataset(path: Path) -> ActionDataset:
         )
 
 
+FEATURE_DTYPES = ("float32", "float16")
+COMPACT_FEATURES = ("public", "hand", "opponents")
+"""The float feature arrays :func:`with_feature_dtype` stores at a chosen precision."""
+
+
+def with_feature_dtype(dataset: ActionDataset, dtype: str) -> ActionDataset:
+    """The same rows with the float feature arrays (:data:`COMPACT_FEATURES`) as ``dtype``
+    (``float32``: the arrays themselves, no copy). ``float16`` halves the cached features
+    that are not 0/1 flags (the shards store those as ``uint8`` either way) and the rows
+    held in memory; the network reads float32 (``FeatureTensors.of``), so only the
+    rounding differs: relative error at most 2**-11 (values up to 65,504; the encoded
+    features lie well inside)."""
+    if dtype not in FEATURE_DTYPES:
+        raise ActionDataError(f"feature dtype must be one of {FEATURE_DTYPES}, got {dtype!r}")
+    arrays = {
+        name: getattr(dataset.features, name).astype(dtype, copy=False) for name in COMPACT_FEATURES
+    }
+    return replace(dataset, features=replace(dataset.features, **arrays))
+
+
 def _sized_fractions(moves: Int64s, amounts: Int64s, contexts: Floats, target: Int64s) -> Float32s:
     sized = (target >= FIRST_RAISE_CLASS) & (target < ALL_IN_CLASS)
     fraction = np.full(len(target), np.nan, dtype=np.float32)
@@ -314,15 +334,34 @@ def rows_dataset(
     *,
     imputer: RangeSource | None = None,
     seed: int = 0,
+    chunk: int = 0,
 ) -> tuple[ActionDataset, RowsReport]:
     """Training rows from ingested decision rows: hands rebuilt (:func:`rows_states`),
     hidden hole cards imputed from ``imputer`` (default ``source``, else uniform), features
     from ``source``. There is no true policy (NaN rows). Returns the dataset and what was
-    kept, dropped and imputed."""
+    kept, dropped and imputed.
+
+    ``chunk`` numbers the imputation's random stream: chunk 0 (a whole frame) draws from
+    ``(seed, 11)``, chunk k > 0 from ``(seed, 11, k)`` (:func:`rows_parts`)."""
+    dataset, report = _rows_chunk(frame, source, imputer=imputer, seed=seed, chunk=chunk)
+    if dataset is None:
+        raise ActionDataError("no usable no-limit decision rows")
+    return dataset, report
+
+
+def _rows_chunk(
+    frame: pl.DataFrame,
+    source: RangeSource | None,
+    *,
+    imputer: RangeSource | None,
+    seed: int,
+    chunk: int,
+) -> tuple[ActionDataset | None, RowsReport]:
+    """:func:`rows_dataset`, with None for rows that give no usable hand."""
     groups, report = rows_states(frame)
     if not groups:
-        raise ActionDataError("no usable no-limit decision rows")
-    rng = np.random.default_rng([seed, 11])
+        return None, report
+    rng = np.random.default_rng([seed, 11] if chunk == 0 else [seed, 11, chunk])
     parts = []
     for group in groups:
         states = group.states
@@ -351,3 +390,94 @@ def rows_dataset(
             )
         )
     return ActionDataset.concatenate(parts), report
+
+
+ROW_COLUMNS = (
+    "site", "hand_id", "action_index", "betting", "players", "small_blind", "big_blind",
+    "ante", "seat", "position", "player_id", "action", "amount", "raise_to", "to_call",
+    "pot", "stack", "street", "board", "hole_cards",
+)  # fmt: skip
+"""The columns of the ingested rows that rebuilding hands reads (:func:`rows_states`)."""
+
+
+def row_files(folder: Path) -> list[Path]:
+    """The Parquet parts of a ``poolshark ingest`` output folder, in name order (the
+    files :func:`poolshark.histories.ingest.scan_rows` reads)."""
+    return sorted((Path(folder) / "rows").glob("part-*.parquet"))
+
+
+def rows_parts(
+    folder: Path,
+    source: RangeSource | None,
+    *,
+    imputer: RangeSource | None = None,
+    seed: int = 0,
+    chunk_hands: int = 2000,
+    report: RowsReport | None = None,
+    progress: Progress | None = None,
+) -> Iterator[ActionDataset]:
+    """Training rows from a ``poolshark ingest`` folder, ``chunk_hands`` hands at a time
+    (:func:`rows_dataset` on each chunk; a streamed run writes each to its shards and keeps
+    none), so memory is bounded by the chunk and the largest Parquet part, not the rows.
+
+    Ingestion writes each hand whole into one part and never twice (its index dedupes by
+    site and hand id), so parts are read one after another (only :data:`ROW_COLUMNS`) and
+    a chunk is up to ``chunk_hands`` hands of them by (site, hand id): a hand is never
+    split. Player indices point into one list for every part, the sorted ids of every
+    no-limit row; hand keys run on across chunks. Chunk k imputes from its own random
+    stream (:func:`rows_dataset`), so with one chunk the rows are :func:`rows_dataset`'s
+    of the whole frame exactly, and with several they differ from them only in the cards
+    drawn for hidden seats and the row order (hands by game within each chunk).
+    ``report`` is filled with the counts of every chunk (their sums: the whole frame's,
+    imputation redraws aside). ``progress(rows read, rows)``.
+    """
+    if chunk_hands < 1:
+        raise ActionDataError(f"chunk_hands must be at least 1, got {chunk_hands}")
+    files = row_files(folder)
+    if not files:
+        raise ActionDataError(f"{str(folder)!r} holds no decision rows")
+    scan = pl.scan_parquet(files)
+    total = int(scan.select(pl.len()).collect().item())
+    names = (
+        scan.filter(pl.col("betting") == "no-limit")
+        .select(pl.col("player_id").unique())
+        .collect()
+        .to_series()
+    )
+    known = np.unique(names.to_numpy().astype(str))  # sorted as searchsorted needs
+    player_ids = tuple(str(name) for name in known)
+    report = report if report is not None else RowsReport()
+    chunk = offset = read = 0
+    pending: list[pl.DataFrame] = []
+    pending_hands = 0
+    for number, path in enumerate(files):
+        frame = pl.read_parquet(path, columns=list(ROW_COLUMNS))
+        pending.append(frame)
+        pending_hands += frame.select(pl.struct("site", "hand_id").n_unique()).item()
+        if pending_hands < chunk_hands and number < len(files) - 1:
+            continue
+        rows = pl.concat(pending) if len(pending) > 1 else pending[0]
+        pending, pending_hands = [], 0
+        piece = rows.select(pl.struct("site", "hand_id").rank("dense") - 1).to_series()
+        rows = rows.with_columns((piece // chunk_hands).alias("_chunk"))
+        chunks = rows.partition_by("_chunk", as_dict=True)
+        for _, part in sorted(chunks.items(), key=lambda item: item[0]):
+            dataset, counts = _rows_chunk(
+                part.drop("_chunk"), source, imputer=imputer, seed=seed, chunk=chunk
+            )
+            chunk += 1
+            report.add(counts)
+            read += part.height
+            if progress is not None:
+                progress(read, total)
+            if dataset is None or not dataset.size:
+                continue
+            mapping = np.searchsorted(known, np.array(dataset.player_ids, dtype=str))
+            yield replace(
+                dataset,
+                hand_key=dataset.hand_key + offset,
+                player=mapping[dataset.player],
+                player_ids=player_ids,
+            )
+            offset += int(dataset.hand_key.max()) + 1
+        del rows

@@ -71,6 +71,11 @@ class RowsReport:
         """Plain counts."""
         return dict(self.__dict__)
 
+    def add(self, other: RowsReport) -> None:
+        """Add another part's counts (rows built a chunk of hands at a time)."""
+        for name, value in other.__dict__.items():
+            setattr(self, name, getattr(self, name) + value)
+
 
 def _button_offsets(players: int) -> dict[str, int]:
     """Position name -> seats after the button, at a table of ``players``."""
@@ -99,7 +104,8 @@ def rows_states(frame: pl.DataFrame) -> tuple[list[RowHands], RowsReport]:
         frame.select(pl.struct("site", "hand_id").n_unique()).item() if frame.height else 0
     )
     groups: list[RowHands] = []
-    for key, part in frame.group_by(["players", "small_blind", "big_blind", "ante"]):
+    games = frame.group_by(["players", "small_blind", "big_blind", "ante"], maintain_order=True)
+    for key, part in games:  # in order (the imputation draws follow it)
         players, small, big, ante = (int(cast(int, v)) for v in key)
         group, dropped, free_folds = _rows_group(part, players, small, big, ante)
         report.dropped_inconsistent_hands += dropped

@@ -46,7 +46,6 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from poolshark.equity_net.train import load_equity_net
-from poolshark.histories.ingest import scan_rows
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 from poolshark.population import CHECKPOINT_KIND
@@ -55,10 +54,12 @@ from poolshark.population.data import (
     ActionDataset,
     join_same_players,
     load_dataset,
-    rows_dataset,
+    rows_parts,
     save_dataset,
     simulated_parts,
+    with_feature_dtype,
 )
+from poolshark.population.hands import RowsReport
 from poolshark.population.model import (
     FeatureTensors,
     PopulationNet,
@@ -127,6 +128,10 @@ class DataConfig(BaseModel):
     (simulated pools): ``none`` every hole card known, ``showdown`` only shown cards known
     and the rest imputed from ``imputer`` (a range-source spec; default ``ranges``).
     ``holdout_player`` leaves one player id's rows out (to fine-tune on them later).
+    ``max_rows`` keeps the first rows built (ingested rows: the rows report counts the
+    chunks read). ``feature_dtype`` ``float16`` stores the features that are not 0/1
+    flags at half precision (:func:`~poolshark.population.data.with_feature_dtype`;
+    measured against ``float32`` in ``docs/population.md``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -140,6 +145,7 @@ class DataConfig(BaseModel):
     imputer: str | None = None
     holdout_player: str | None = None
     max_rows: int | None = Field(None, ge=1)
+    feature_dtype: Literal["float32", "float16"] = "float32"
 
     @model_validator(mode="after")
     def _one_source(self) -> DataConfig:
@@ -158,6 +164,10 @@ class DataConfig(BaseModel):
         """The range-source spec with ``exact`` resolved to this pool."""
         return f"exact:{self.pool}" if self.ranges == "exact" else self.ranges
 
+
+MAX_VAL_ROWS = 200_000
+"""Default cap on the validation rows scored after each epoch (:func:`cap_validation`):
+about 340 MB of float32 features held, and a standard error of the NLL near 0.002."""
 
 EM_ROUNDS = 1
 """EM rounds of the imputer name ``em`` (``em:N`` asks for N)."""
@@ -202,7 +212,11 @@ class PopulationTrainConfig(DataConfig):
     ``stream`` trains from shards (``<out>/shards``, :mod:`poolshark.population.shards`)
     instead of holding every row in memory: ``shard_rows`` rows per shard, batches drawn
     from shuffled fills of at least ``shuffle_buffer`` rows (the memory bound), the
-    validation rows held in memory as before.
+    validation rows (at most ``max_val_rows``) held in memory as before.
+
+    ``max_val_rows`` caps the validation rows, held in memory and scored after every epoch
+    (:func:`cap_validation`; None: every held-out hand), so that a run's memory does not
+    grow with ``val_fraction`` of its rows.
 
     ``devices`` N > 1 trains data-parallel in N processes (:mod:`poolshark.training.distributed`):
     each builds or reads the same rows and takes its share of every batch.
@@ -213,6 +227,7 @@ class PopulationTrainConfig(DataConfig):
 
     out: Path
     val_fraction: float = Field(0.1, gt=0.0, lt=0.5)
+    max_val_rows: int | None = Field(MAX_VAL_ROWS, ge=1)
     width: int = Field(256, ge=8, le=8192)
     depth: int = Field(3, ge=0, le=32)
     class_embedding: int = Field(16, ge=1, le=512)
@@ -305,26 +320,24 @@ def build_parts(
     progress: Progress | None = None,
     only_player: str | None = None,
 ) -> Iterator[ActionDataset]:
-    """The rows of :func:`build_dataset` in parts, in order: ingested rows in one part,
-    simulated hands a chunk at a time (a streamed run writes each to its shards and keeps
-    none), ``holdout_player`` and ``max_rows`` applied. ``info`` gets what building
+    """The rows of :func:`build_dataset` in parts, in order: ingested rows
+    (:func:`~poolshark.population.data.rows_parts`) and simulated hands a chunk of hands at
+    a time (a streamed run writes each to its shards and keeps none), ``holdout_player``,
+    ``max_rows`` and ``feature_dtype`` applied. ``info`` gets what building
     reported, complete once the parts are exhausted."""
     source = range_source_from_spec(data.range_spec())
     imputer = range_source_from_spec(data.imputer) if data.imputer is not None else None
     info["range_source"] = data.range_spec()
     started = time.perf_counter()
     parts: Iterable[ActionDataset]
+    report: RowsReport | None = None
     if data.rows is not None:
         if not Path(data.rows).is_dir():
             raise PopulationTrainingError(f"no ingested rows folder at {str(data.rows)!r}")
-        frame = scan_rows(data.rows).collect()
-        if frame.height == 0:
-            raise PopulationTrainingError(f"{str(data.rows)!r} holds no decision rows")
-        dataset, report = rows_dataset(frame, source, imputer=imputer, seed=seed)
-        del frame
-        info["rows"] = report.as_dict()
-        player_ids, parts = dataset.player_ids, (dataset,)
-        del dataset
+        report = RowsReport()
+        parts = rows_parts(
+            data.rows, source, imputer=imputer, seed=seed, report=report, progress=progress
+        )
     else:
         if data.pool is None or data.hands is None:
             raise PopulationTrainingError("simulating needs both pool and hands")
@@ -341,19 +354,16 @@ def build_parts(
                 raise PopulationTrainingError(f"no player {only_player!r} in pool {pool.name}")
             hands = select_hands(hands, np.flatnonzero((hands.players == player).any(axis=1)))
             info["player_hands"] = len(hands)
-        player_ids = pool.player_names
         parts = simulated_parts(
             hands, source, hidden=data.hidden, imputer=imputer, seed=seed, progress=progress
         )
         info["hands"] = len(hands)
-    held = None
-    if data.holdout_player is not None:
-        if data.holdout_player not in player_ids:
-            raise PopulationTrainingError(f"no player {data.holdout_player!r} in the data")
-        held = player_ids.index(data.holdout_player)
     built = imputed = held_rows = 0
     for part in parts:
-        if held is not None:
+        if data.holdout_player is not None:
+            if data.holdout_player not in part.player_ids:
+                raise PopulationTrainingError(f"no player {data.holdout_player!r} in the data")
+            held = part.player_ids.index(data.holdout_player)
             keep = np.flatnonzero(part.player != held)
             held_rows += part.size - keep.size
             part = part.subset(keep)
@@ -361,8 +371,14 @@ def build_parts(
             part = part.subset(slice(0, data.max_rows - built))
         built += part.size
         imputed += int(part.imputed.sum())
-        yield part
-    if held is not None:
+        yield with_feature_dtype(part, data.feature_dtype)
+        if data.max_rows is not None and built >= data.max_rows:
+            break
+    if report is not None:
+        if not built:
+            raise PopulationTrainingError(f"{str(data.rows)!r} holds no usable decision rows")
+        info["rows"] = report.as_dict()
+    if data.holdout_player is not None:
         info["holdout_player_rows"] = held_rows
     info["rows_built"] = built
     info["imputed_rows"] = imputed
@@ -383,6 +399,23 @@ def split_hands(hand_key: Int64s, fractions: tuple[float, ...], seed: int) -> li
         part_of[order[cuts[part] : cuts[part + 1]]] = part
     labels = part_of[np.searchsorted(hands, hand_key)]
     return [np.flatnonzero(labels == part) for part in range(len(cuts) - 1)]
+
+
+def cap_validation(
+    hand_key: Int64s, train_rows: Int64s, val_rows: Int64s, max_rows: int | None, seed: int
+) -> tuple[Int64s, Int64s]:
+    """``(train_rows, val_rows)`` with at most ``max_rows`` validation rows: a seeded
+    shuffle of the validation hands keeps whole hands while they fit (at least one) and
+    gives the rest back to training, so no row is wasted and none is on both sides."""
+    if max_rows is None or val_rows.size <= max_rows:
+        return train_rows, val_rows
+    hands, inverse, counts = np.unique(hand_key[val_rows], return_inverse=True, return_counts=True)
+    order = np.random.default_rng([seed, 5]).permutation(hands.size)
+    kept = np.zeros(hands.size, dtype=np.bool_)
+    kept[order[np.cumsum(counts[order]) <= max_rows]] = True
+    kept[order[0]] = True
+    scored = kept[inverse]
+    return np.sort(np.concatenate([train_rows, val_rows[~scored]])), val_rows[scored]
 
 
 def size_representatives(dataset: ActionDataset) -> list[float]:
@@ -528,8 +561,8 @@ def prepared_shards(
 ) -> tuple[ShardManifest, dict[str, Any]]:
     """The run's rows as shards (a streamed run's :func:`prepared_data`): ``<out>/shards``
     when resuming (or already written by this run), else built from the data config and
-    written there. Simulated hands are built a chunk at a time and never held whole;
-    ingested rows are still built whole first (one part)."""
+    written there. Simulated hands and ingested rows are built a chunk of hands at a time
+    and never held whole."""
     folder = Path(config.out) / SHARD_CACHE
     info_path = Path(config.out) / "data.json"
     if (folder / "manifest.json").exists() and (resume or info_path.exists()):
@@ -580,12 +613,19 @@ class _TrainingRows:
     batches: Callable[[int, int], Iterator[tuple[FeatureTensors, torch.Tensor]]]
 
 
+def _split(hand_key: Int64s, config: PopulationTrainConfig) -> tuple[Int64s, Int64s]:
+    """The run's training and validation rows: :func:`split_hands`, then
+    :func:`cap_validation` (both paths, so they train and score the same rows)."""
+    train_rows, val_rows = split_hands(hand_key, (config.val_fraction,), config.seed)
+    return cap_validation(hand_key, train_rows, val_rows, config.max_val_rows, config.seed)
+
+
 def _memory_rows(
     config: PopulationTrainConfig, device: torch.device, resume: bool, on_data: Progress | None
 ) -> _TrainingRows:
     """Every row in memory (``data.npz``), batches from a seeded permutation per epoch."""
     dataset, info = prepared_data(config, resume=resume, progress=on_data)
-    train_rows, val_rows = split_hands(dataset.hand_key, (config.val_fraction,), config.seed)
+    train_rows, val_rows = _split(dataset.hand_key, config)
     fingerprint = dataset.fingerprint
     train_data, val_data = dataset.subset(train_rows), dataset.subset(val_rows)
     del dataset  # the two parts are copies: keep memory at one copy of the rows
@@ -617,9 +657,7 @@ def _streamed_rows(
     """Rows in shards: the hand split from the hand keys alone, the baselines and raise
     sizes gathered shard by shard, the validation rows read into memory, batches streamed."""
     manifest, info = prepared_shards(config, resume=resume, progress=on_data)
-    train_rows, val_rows = split_hands(
-        manifest.column("hand_key"), (config.val_fraction,), config.seed
-    )
+    train_rows, val_rows = _split(manifest.column("hand_key"), config)
     by_shard = manifest.by_shard(train_rows)
     keys, targets, fractions = [], [], []
     for shard, local in enumerate(by_shard):
