@@ -23,7 +23,7 @@ from poolshark.oracle.train import OracleTrainConfig, train_oracle
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 from poolshark.population.train import PopulationTrainConfig, train_population
-from poolshark.training.distributed import SINGLE, Distributed, current
+from poolshark.training.distributed import SINGLE, Distributed, current, process_device
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is missing")
 
@@ -171,3 +171,10 @@ def test_the_range_oracle_with_its_batch_term_trains_on_two_processes_as_on_one(
     second = torch.load(tmp_path / "two" / "last.pt", weights_only=True)["model"]
     for name, weights in first.items():
         torch.testing.assert_close(second[name], weights, rtol=1e-4, atol=1e-5)
+
+
+def test_each_process_of_a_cuda_run_gets_its_own_gpu_and_one_process_keeps_its_device() -> None:
+    assert process_device("cuda", Distributed(1, 2)) == "cuda:1"
+    assert process_device("cuda:3", Distributed(0, 2)) == "cuda:0"
+    assert process_device("cuda:1", SINGLE) == "cuda:1"
+    assert process_device("cpu", Distributed(1, 2)) == "cpu"

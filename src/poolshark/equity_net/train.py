@@ -451,7 +451,7 @@ def train_equity(
         return launch(_train_in_process, config.devices, config, resume, device=config.device)
     if config.threads is not None:
         torch.set_num_threads(config.threads)
-    device_name = process_device(config.device, world.rank)
+    device_name = process_device(config.device, world)
     device = torch.device(device_name)
     try:
         streamed = is_shard_folder(config.data)

@@ -495,7 +495,7 @@ def train_oracle(
         return launch(_train_in_process, config.devices, config, resume, data, device=config.device)
     if config.threads is not None:
         torch.set_num_threads(config.threads)
-    device_name = process_device(config.device, world.rank)
+    device_name = process_device(config.device, world)
     device = torch.device(device_name)
     train, val = data if data is not None else load_training_data(config, progress)
     if train.hands < config.batch_hands:

@@ -121,9 +121,11 @@ def current() -> Distributed:
     return SINGLE
 
 
-def process_device(device: str, rank: int) -> str:
-    """The device of process ``rank``: ``cuda:RANK`` when the run asks for CUDA, else cpu."""
-    return f"cuda:{rank}" if device.startswith("cuda") else device
+def process_device(device: str, world: Distributed) -> str:
+    """The device this process of ``world`` trains on: in a data-parallel run on CUDA,
+    ``cuda:RANK`` (one GPU per process); otherwise the device the run names (``cuda:1``
+    alone stays ``cuda:1``)."""
+    return f"cuda:{world.rank}" if world.active and device.startswith("cuda") else device
 
 
 def free_port() -> int:
