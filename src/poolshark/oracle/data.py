@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
@@ -177,13 +177,8 @@ class OracleData:
         mapped = new_index[self.example_hand]
         keep = np.flatnonzero(mapped >= 0)
         keep = keep[np.argsort(mapped[keep], kind="stable")]
-        per_action = ("actor", "offset", "street", "move", "alive", "all_in", "put_pot",
-                      "raise_pot", "to_call_pot", "pot_bb", "stack_bb")  # fmt: skip
-        per_example = ("example_before", "example_seat", "example_board", "example_end",
-                       "example_combo", "example_shown", "example_dead", "exact_logp",
-                       "exact_rank")  # fmt: skip
-        values: dict[str, Any] = {name: getattr(self, name)[actions] for name in per_action}
-        values.update({name: getattr(self, name)[keep] for name in per_example})
+        values: dict[str, Any] = {name: getattr(self, name)[actions] for name in PER_ACTION}
+        values.update({name: getattr(self, name)[keep] for name in PER_EXAMPLE})
         return OracleData(
             players=self.players[hands],
             boards=self.boards[hands],
@@ -203,6 +198,44 @@ class OracleData:
         chosen = np.zeros(self.hands, dtype=np.bool_)
         chosen[np.random.default_rng([seed, 11]).choice(self.hands, held, replace=False)] = True
         return self.select_hands(np.flatnonzero(~chosen)), self.select_hands(np.flatnonzero(chosen))
+
+
+PER_HAND = ("players", "boards")
+PER_ACTION = ("actor", "offset", "street", "move", "alive", "all_in", "put_pot", "raise_pot",
+              "to_call_pot", "pot_bb", "stack_bb")  # fmt: skip
+PER_EXAMPLE = ("example_before", "example_seat", "example_board", "example_end", "example_combo",
+               "example_shown", "example_dead", "exact_logp", "exact_rank")  # fmt: skip
+"""The arrays of :class:`OracleData` by what they index (besides ``action_start``,
+``example_hand`` and ``exact_rows``, whose values or length depend on the others)."""
+
+
+def concat_data(parts: Sequence[OracleData], source: str | None = None) -> OracleData:
+    """The hands of ``parts`` one after another (``action_start`` and ``example_hand``
+    offset); ``exact_rows`` kept only where every part keeps them. ``source``: the
+    first part's unless given."""
+    if not parts:
+        raise OracleDataError("nothing to concatenate")
+    if len(parts) == 1 and source is None:
+        return parts[0]
+    hand_offsets = np.cumsum([0, *(p.hands for p in parts)])
+    action_offsets = np.cumsum([0, *(int(p.action_start[-1]) for p in parts)])
+    values: dict[str, Any] = {
+        name: np.concatenate([getattr(p, name) for p in parts])
+        for name in (*PER_HAND, *PER_ACTION, *PER_EXAMPLE)
+    }
+    rows = [p.exact_rows for p in parts]
+    keep_rows = all(r.shape[0] == len(p) for r, p in zip(rows, parts, strict=True))
+    return OracleData(
+        action_start=np.concatenate(
+            [[0], *(p.action_start[1:] + o for p, o in zip(parts, action_offsets, strict=False))]
+        ).astype(np.int64),
+        example_hand=np.concatenate(
+            [p.example_hand + o for p, o in zip(parts, hand_offsets, strict=False)]
+        ).astype(np.int32),
+        exact_rows=np.concatenate(rows) if keep_rows else np.zeros((0, N_COMBOS), np.float32),
+        source=parts[0].source if source is None else source,
+        **values,
+    )
 
 
 def concatenated_ranges(starts: Int64s, counts: Int64s) -> Int64s:
