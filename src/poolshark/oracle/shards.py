@@ -29,7 +29,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.oracle.data import OracleData, OracleDataError, concat_data
+from poolshark.oracle.data import (
+    Asker,
+    OracleData,
+    OracleDataError,
+    ProgressCallback,
+    concat_data,
+    from_simulation,
+)
+from poolshark.pool.pools import Pool
+from poolshark.pool.simulate import simulate
 from poolshark.training import shards as generic
 from poolshark.training.common import write_text_atomic
 from poolshark.training.shards import MANIFEST, Arrays, ShardSet, read_manifest, shard_name
@@ -134,6 +143,47 @@ def write_data_shards(
     for start in range(0, data.hands, shard_hands):
         writer.append(data.select_hands(np.arange(start, min(start + shard_hands, data.hands))))
     return writer.close()
+
+
+def chunk_seed(seed: int, chunk: int) -> int:
+    """The simulation (and asker) seed of chunk ``chunk`` of a sharded simulation."""
+    return int(np.random.SeedSequence([seed, chunk, 23]).generate_state(1)[0])
+
+
+def simulate_shards(
+    pool: Pool,
+    hands: int,
+    folder: Path,
+    *,
+    seed: int = 0,
+    shard_hands: int = SHARD_HANDS,
+    tables: int = 16,
+    exact: bool = False,
+    asker: Asker = "opponent",
+    threads: int | None = 1,
+    progress: ProgressCallback | None = None,
+) -> ShardSet:
+    """``hands`` simulated hands of ``pool`` as oracle shards, one shard of ``shard_hands``
+    hands simulated, turned into examples and written at a time (chunk ``c`` simulated and
+    asked with :func:`chunk_seed` ``(seed, c)``), so memory holds one chunk, not the run.
+    Not the hands of one ``simulate(pool, hands, seed)`` call: a simulation cannot be
+    continued, and each chunk's tables start afresh."""
+    if hands < 1:
+        raise OracleShardError(f"the number of hands must be at least 1, got {hands}")
+    writer = OracleShardWriter(folder, shard_hands=shard_hands)
+    done = 0
+    for chunk, start in enumerate(range(0, hands, shard_hands)):
+        count = min(shard_hands, hands - start)
+        played = simulate(pool, count, seed=chunk_seed(seed, chunk), tables=tables)
+        part = from_simulation(
+            played, exact=exact, asker=asker, seed=chunk_seed(seed, chunk), threads=threads
+        )
+        writer.append(part)
+        done += count
+        if progress is not None:
+            progress(done, hands)
+    fields = {"pool": pool.name, "seed": seed, "asker": asker, "exact": exact, "tables": tables}
+    return writer.close({**fields, "source": f"simulated pool {pool.name}, {hands} hands"})
 
 
 def open_oracle_shards(folder: Path) -> ShardSet:

@@ -1,5 +1,8 @@
 """Training and evaluation of the range oracle: one validated config, resumable runs.
 
+Long module: the config, evaluation, the in-memory and streamed data sources and the one
+training loop that both feed belong together.
+
 Data comes from one of three places: a pool simulated in-process (``pool`` and ``hands``;
 the validation hands are simulated from the next seed and carry the exact pool posterior),
 ingested decision rows (``rows``, a ``poolshark ingest`` folder; a share of the hands held
@@ -16,7 +19,10 @@ average to the deal), which keeps mass on hands that are rarely labelled. Mode
 those shown at showdown, as real histories allow.
 
 Batches are whole hands (all questions about a hand share its action scores); each epoch's
-hand order is a permutation fixed by ``(seed, epoch)``. ``last.pt`` is written atomically
+hand order is a permutation fixed by ``(seed, epoch)``. With ``stream`` the hands come
+from shards of whole hands instead (:mod:`poolshark.oracle.shards`), shuffled by shard
+and by fills of ``shuffle_buffer`` hands, so memory is bounded by those sizes; the
+validation data stays in memory. ``last.pt`` is written atomically
 every ``checkpoint_every`` steps and after every epoch with the model, optimizer, random
 state and counters; ``best.pt`` holds the epoch with the lowest validation NLL (in mode
 ``shown``, of the shown hands); a resumed run ends bit for bit where an unbroken one does.
@@ -31,7 +37,7 @@ import hashlib
 import math
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -53,6 +59,17 @@ from poolshark.oracle.model import (
     build_oracle,
     read_oracle_checkpoint,
 )
+from poolshark.oracle.shards import (
+    SHARD_HANDS,
+    SHUFFLE_HANDS,
+    OracleStream,
+    held_out,
+    is_shard_folder,
+    open_oracle_shards,
+    read_all,
+    read_hands,
+    simulate_shards,
+)
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 from poolshark.training.common import (
@@ -66,6 +83,7 @@ from poolshark.training.common import (
     save_atomic,
 )
 from poolshark.training.distributed import current, launch, process_device
+from poolshark.training.shards import MANIFEST, ShardSet
 from poolshark.training.tensorboard import ScalarLog
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -79,6 +97,7 @@ keep that bias small (16 tables simulate as fast as 256)."""
 
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
+Int64s = npt.NDArray[np.int64]
 
 
 class OracleTrainingError(ValueError):
@@ -94,6 +113,9 @@ class OracleTrainConfig(BaseModel):
     ``all``). Network: ``hidden``, ``layers``, ``preflop_width``, ``combo_width``,
     ``components`` (:class:`~poolshark.oracle.model.OracleNet`). ``precision`` ``bf16``:
     the training forward pass under bfloat16 autocast (loss and evaluation in float32).
+    ``stream``: train from shards of whole hands (:mod:`poolshark.oracle.shards`) read as
+    fills of at least ``shuffle_buffer`` hands, never all in memory: ``data`` a shard folder,
+    or a ``pool`` simulated ``shard_hands`` hands at a time into ``<out>/shards``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -128,6 +150,9 @@ class OracleTrainConfig(BaseModel):
     checkpoint_every: int = Field(500, ge=1)
     log_every: int = Field(50, ge=1)
     eval_every: int | None = Field(None, ge=1)
+    stream: bool = False
+    shuffle_buffer: int = Field(SHUFFLE_HANDS, ge=1)
+    shard_hands: int = Field(SHARD_HANDS, ge=1)
 
     @field_validator("device")
     @classmethod
@@ -145,6 +170,13 @@ class OracleTrainConfig(BaseModel):
             raise ValueError("hands only applies to a pool source")
         if self.rows is not None and self.mode == "all":
             raise ValueError("decision rows only know shown hole cards: use mode 'shown'")
+        if self.stream and self.rows is not None:
+            raise ValueError(
+                "stream takes a pool or a shard folder as data, not rows (write the rows'"
+                " examples to shards first: poolshark oracle data --rows ... --shard-hands K)"
+            )
+        if self.stream and self.data is not None and not is_shard_folder(self.data):
+            raise ValueError(f"stream needs data to be a shard folder, not {str(self.data)!r}")
         return self
 
     @classmethod
@@ -335,25 +367,108 @@ def load_training_data(
             seed=config.data_seed,
             progress=_stage(progress, "train examples"),
         )
-        held = simulate(pool, config.val_hands, seed=config.data_seed + 1, tables=SIM_TABLES)
-        val = from_simulation(
-            held,
-            exact=True,
-            asker=config.asker,
-            seed=config.data_seed + 1,
-            progress=_stage(progress, "validation posteriors"),
-        )
-        return train, val
+        return train, _simulated_validation(config, progress)
     if config.rows is not None:
         if not Path(config.rows).is_dir():
             raise OracleTrainingError(f"no ingest folder at {str(config.rows)!r}")
         data = from_rows(scan_rows(config.rows))
         return data.split(config.val_fraction, seed=config.data_seed)
     assert config.data is not None
-    data = load_data(config.data)
+    data = load_any(config.data)
     if config.val_data is not None:
-        return data, load_data(config.val_data)
+        return data, load_any(config.val_data)
     return data.split(config.val_fraction, seed=config.data_seed)
+
+
+def load_any(path: Path) -> OracleData:
+    """A dataset file (:func:`~poolshark.oracle.data.load_data`) or every hand of a shard
+    folder, in memory."""
+    return read_all(open_oracle_shards(path)) if is_shard_folder(path) else load_data(path)
+
+
+def _simulated_validation(
+    config: OracleTrainConfig, progress: ProgressCallback | None
+) -> OracleData:
+    """The validation hands of a pool source: seed ``data_seed + 1``, exact posteriors."""
+    held = simulate(
+        load_pool(str(config.pool)), config.val_hands, seed=config.data_seed + 1, tables=SIM_TABLES
+    )
+    return from_simulation(
+        held,
+        exact=True,
+        asker=config.asker,
+        seed=config.data_seed + 1,
+        progress=_stage(progress, "validation posteriors"),
+    )
+
+
+@dataclass(frozen=True)
+class StreamedData:
+    """A streamed run's data: its shards, the hands of each to train on, the validation
+    data (in memory) and the number of training examples."""
+
+    shards: ShardSet
+    train_rows: list[Int64s]
+    val: OracleData
+    train_examples: int
+
+    @property
+    def fingerprint(self) -> str:
+        """One identity for the shards, the hands trained on and the validation data."""
+        digest = hashlib.sha256(f"{self.shards.fingerprint}:{self.val.fingerprint}".encode())
+        for rows in self.train_rows:
+            digest.update(np.ascontiguousarray(rows).tobytes())
+            digest.update(b"|")
+        return digest.hexdigest()
+
+
+def prepare_shards(config: OracleTrainConfig, progress: ProgressCallback | None = None) -> Path:
+    """The shard folder a streamed run trains from: ``data``, or for a pool ``<out>/shards``,
+    simulated now unless a complete one of the same pool, hands, seed and asker is there
+    (a resumed run's)."""
+    if config.data is not None:
+        return Path(config.data)
+    folder = Path(config.out) / "shards"
+    wanted = {"pool": load_pool(str(config.pool)).name, "hands": config.hands,
+              "seed": config.data_seed, "asker": config.asker}  # fmt: skip
+    if (folder / MANIFEST).exists():
+        found = open_oracle_shards(folder).fields
+        if any(found.get(key) != value for key, value in wanted.items()):
+            raise OracleTrainingError(
+                f"{str(folder)!r} holds shards of other hands ({found.get('source')!r}):"
+                " choose a new out"
+            )
+        return folder
+    simulate_shards(
+        load_pool(str(config.pool)),
+        int(config.hands or 0),
+        folder,
+        seed=config.data_seed,
+        shard_hands=config.shard_hands,
+        tables=SIM_TABLES,
+        asker=config.asker,
+        progress=_stage(progress, "train shards"),
+    )
+    return folder
+
+
+def load_streamed_data(
+    config: OracleTrainConfig, progress: ProgressCallback | None = None
+) -> StreamedData:
+    """A streamed run's shards (:func:`prepare_shards`) and validation data: the pool's
+    validation hands, ``val_data``, or ``val_fraction`` of the shards' hands held out as
+    :meth:`~poolshark.oracle.data.OracleData.split` would hold them out."""
+    shards = open_oracle_shards(prepare_shards(config, progress))
+    examples = int(shards.fields["examples"])
+    if config.pool is not None:
+        rows = [np.arange(n, dtype=np.int64) for n in shards.shard_rows]
+        return StreamedData(shards, rows, _simulated_validation(config, progress), examples)
+    if config.val_data is not None:
+        rows = [np.arange(n, dtype=np.int64) for n in shards.shard_rows]
+        return StreamedData(shards, rows, load_any(config.val_data), examples)
+    train_rows, val_rows = held_out(shards, config.val_fraction, config.data_seed)
+    val = read_hands(shards, val_rows)
+    return StreamedData(shards, train_rows, val, examples - len(val))
 
 
 def _stage(progress: ProgressCallback | None, stage: str) -> Callable[[int, int], None] | None:
@@ -439,7 +554,7 @@ def check_run(config: OracleTrainConfig, *, sources: bool = True) -> None:
     if config.rows is not None and not Path(config.rows).is_dir():
         raise OracleTrainingError(f"no ingest folder at {str(config.rows)!r}")
     for path in (config.data, config.val_data):
-        if path is not None and not Path(path).is_file():
+        if path is not None and not Path(path).exists():
             raise OracleTrainingError(f"no oracle dataset at {str(path)!r}")
 
 
@@ -489,7 +604,11 @@ def train_oracle(
     each taking its share of every batch's hands); the callbacks are not called then.
     """
     check_run(config, sources=data is None)
+    if config.stream and data is not None:
+        raise OracleTrainingError("a streamed run reads its data from shards: pass no data")
     world = current()
+    if config.stream and config.pool is not None and not world.active:
+        prepare_shards(config, progress)  # once, before any process of a parallel run reads
     if config.devices > 1 and not world.active:
         check_run_folder(Path(config.out) / "last.pt", resume, OracleTrainingError)
         return launch(_train_in_process, config.devices, config, resume, data, device=config.device)
@@ -497,12 +616,27 @@ def train_oracle(
         torch.set_num_threads(config.threads)
     device_name = process_device(config.device, world)
     device = torch.device(device_name)
-    train, val = data if data is not None else load_training_data(config, progress)
-    if train.hands < config.batch_hands:
-        raise OracleTrainingError(
-            f"only {train.hands} training hands for batches of {config.batch_hands}"
+    stream: OracleStream | None = None
+    if config.stream:
+        streamed = load_streamed_data(config, progress)
+        stream = OracleStream(
+            streamed.shards,
+            streamed.train_rows,
+            batch_size=config.batch_hands,
+            shuffle_buffer=config.shuffle_buffer,
+            seed=config.seed,
         )
-    fingerprint = data_fingerprint(train, val)
+        val, fingerprint = streamed.val, streamed.fingerprint
+        train_hands, train_examples, source = stream.rows, streamed.train_examples, stream.source
+    else:
+        train, val = data if data is not None else load_training_data(config, progress)
+        fingerprint = data_fingerprint(train, val)
+        train_hands, train_examples, source = train.hands, len(train), train.source
+        starts = example_starts(train)
+    if train_hands < config.batch_hands:
+        raise OracleTrainingError(
+            f"only {train_hands} training hands for batches of {config.batch_hands}"
+        )
     out = Path(config.out)
     last_path, best_path = out / "last.pt", out / "best.pt"
 
@@ -511,7 +645,7 @@ def train_oracle(
     optimizer = torch.optim.AdamW(
         net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
-    steps_per_epoch = train.hands // config.batch_hands
+    steps_per_epoch = train_hands // config.batch_hands
     total_steps = steps_per_epoch * config.epochs
     state: dict[str, Any] = {
         "epoch": 0,
@@ -545,7 +679,7 @@ def train_oracle(
                 "hyperparameters": net.hyperparameters(),
                 "config": config.model_dump(mode="json"),
                 "data_fingerprint": fingerprint,
-                "data_source": train.source,
+                "data_source": source,
                 "model": net.state_dict(),
                 "optimizer": optimizer.state_dict(),
                 "torch_rng": torch.get_rng_state(),
@@ -569,17 +703,29 @@ def train_oracle(
     started = time.perf_counter() - float(state["seconds"])
     session_start = time.perf_counter()
     session_hands = 0
-    starts = example_starts(train)
+
+    def batches(epoch: int, first: int) -> Iterator[tuple[OracleData, Int64s, Int64s]]:
+        """(data, hands, example starts) of each batch of an epoch from step ``first``."""
+        if stream is not None:
+            stream.epoch, stream.start_batch = epoch, first
+            for part in stream:
+                yield part, np.arange(part.hands, dtype=np.int64), example_starts(part)
+            return
+        order = _epoch_order(config.seed, epoch, train.hands)
+        for step in range(first, steps_per_epoch):
+            yield train, order[step * config.batch_hands : (step + 1) * config.batch_hands], starts
+
     net.train()
     try:
         while int(state["epoch"]) < config.epochs:
             epoch = int(state["epoch"])
-            order = _epoch_order(config.seed, epoch, train.hands)
             window: list[tuple[float, float, float]] = []
-            for step in range(int(state["step_in_epoch"]), steps_per_epoch):
-                hands = order[step * config.batch_hands : (step + 1) * config.batch_hands]
+            first = int(state["step_in_epoch"])
+            for step, (source_data, hands, hand_starts) in enumerate(
+                batches(epoch, first), start=first
+            ):
                 mine = hands[world.rank :: world.world_size]
-                batch = BatchTensors.of(make_batch(train, mine, starts), device)
+                batch = BatchTensors.of(make_batch(source_data, mine, hand_starts), device)
                 rate = _learning_rate(config, int(state["global_step"]), total_steps)
                 for group in optimizer.param_groups:
                     group["lr"] = rate
@@ -642,8 +788,8 @@ def train_oracle(
     session_seconds = time.perf_counter() - session_start
     return OracleTrainResult(
         parameters=count_parameters(net),
-        train_hands=train.hands,
-        train_examples=len(train),
+        train_hands=train_hands,
+        train_examples=train_examples,
         val_hands=val.hands,
         epochs_run=int(state["epoch"]),
         steps=int(state["global_step"]),
