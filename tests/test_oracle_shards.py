@@ -5,18 +5,28 @@ for bit, and a pool simulated into shards chunk by chunk."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from typer.testing import CliRunner
 
+from poolshark.cli import app
 from poolshark.oracle import data as od
 from poolshark.oracle import shards as osh
-from poolshark.oracle.train import OracleTrainConfig, load_streamed_data, train_oracle
+from poolshark.oracle.train import (
+    OracleTrainConfig,
+    OracleTrainingError,
+    load_streamed_data,
+    train_oracle,
+)
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
+
+runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +124,7 @@ def test_stream_gives_whole_hands_once_per_epoch_and_resumes(
     assert [b.fingerprint for b in stream] != [b.fingerprint for b in batches]
 
 
-def _config(data: Path, out: Path, **changes: Any) -> OracleTrainConfig:
+def _config(data: Path | None, out: Path, **changes: Any) -> OracleTrainConfig:
     fields: dict[str, Any] = {
         "out": out, "data": data, "hidden": 32, "preflop_width": 32, "combo_width": 16,
         "components": 3, "epochs": 2, "batch_hands": 16, "learning_rate": 8e-3,
@@ -175,3 +185,40 @@ def test_streamed_run_resumes_mid_epoch_bit_for_bit(
     again = torch.load(tmp_path / "broken" / "last.pt", weights_only=True)["model"]
     for name in final:
         assert torch.equal(final[name], again[name]), name
+
+
+def test_cli_simulates_shards_chunk_by_chunk(tmp_path: Path) -> None:
+    out = tmp_path / "shards"
+    args = ["oracle", "data", "--pool", "micro-zoom", "--hands", "60", "--seed", "3"]
+    done = runner.invoke(app, [*args, "--out", str(out), "--shard-hands", "25", "--json"])
+    assert done.exit_code == 0, done.output
+    figures = json.loads(done.output)
+    assert (figures["hands"], figures["shards"]) == (60, 3)
+    shards = osh.open_oracle_shards(out)
+    assert figures["fingerprint"] == shards.fingerprint
+    data = osh.read_all(shards)
+    assert data.has_exact  # exact posteriors attached chunk by chunk
+    # each chunk is its own simulation, from its own seed
+    first = simulate(load_pool("micro-zoom"), 25, seed=osh.chunk_seed(3, 0), tables=16)
+    expected = od.from_simulation(first, seed=osh.chunk_seed(3, 0))
+    same(osh.read_shard(shards, 0), expected)
+    refused = runner.invoke(app, [*args, "--out", str(tmp_path / "x.npz"), "--shard-hands", "25"])
+    assert refused.exit_code != 0
+    assert "writes a folder" in refused.output
+
+
+def test_a_streamed_pool_run_writes_its_shards_once(tmp_path: Path) -> None:
+    """``stream`` with a pool: the hands simulated into ``<out>/shards`` a shard at a time;
+    a resumed run reuses them, a run of other hands in the same folder is refused."""
+    fields = {"pool": "micro-zoom", "hands": 64, "val_hands": 20, "shard_hands": 24,
+              "stream": True, "epochs": 1}  # fmt: skip
+    result = train_oracle(_config(None, tmp_path / "run", **fields))
+    shards = osh.open_oracle_shards(tmp_path / "run" / "shards")
+    assert shards.shard_rows == (24, 24, 16)
+    assert (result.train_hands, result.val_hands, result.steps) == (64, 20, 4)
+    assert result.train_examples == shards.fields["examples"]
+    resumed = train_oracle(_config(None, tmp_path / "run", **fields), resume=True)
+    assert resumed.history == result.history
+    other = {**fields, "hands": 65}
+    with pytest.raises(OracleTrainingError, match="other hands"):
+        train_oracle(_config(None, tmp_path / "run", **other), resume=True)

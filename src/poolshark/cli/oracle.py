@@ -30,7 +30,7 @@ from poolshark.cli.common import (
     warn_precision,
 )
 from poolshark.histories.ingest import scan_rows
-from poolshark.oracle.data import OracleData, from_rows, from_simulation, load_data, save_data
+from poolshark.oracle.data import OracleData, from_rows, from_simulation, save_data
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 
@@ -94,7 +94,10 @@ def _check_source(pool: str | None, hands: int | None, rows: Path | None, asker:
 
 @app.command("data")
 def data(
-    out: Annotated[Path, typer.Option("--out", help="Dataset file to write (.npz).")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Dataset file to write (.npz), or with --shard-hands a folder."),
+    ],
     pool: PoolOption = None,
     hands: HandsOption = None,
     rows: RowsOption = None,
@@ -105,12 +108,22 @@ def data(
     asker: Annotated[
         str, typer.Option(help="opponent (a random other seat asks) or none.")
     ] = "opponent",
+    shard_hands: Annotated[
+        int | None,
+        typer.Option(
+            help="Write shards of this many whole hands to the folder --out (a pool is"
+            " simulated one shard at a time: bounded memory for any --hands)."
+        ),
+    ] = None,
     device: DeviceOption = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Build range-oracle examples and write them to a file (``device`` is accepted for
-    symmetry; building data runs on the CPU)."""
+    """Build range-oracle examples and write them to a file or to shards (``device`` is
+    accepted for symmetry; building data runs on the CPU)."""
     del device
+    if shard_hands is not None:
+        _write_shards(out, pool, hands, rows, seed, exact, asker, shard_hands, json_output)
+        return
     with user_errors():
         if out.suffix != ".npz":
             raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
@@ -143,6 +156,72 @@ def data(
     )
 
 
+def _write_shards(
+    out: Path,
+    pool: str | None,
+    hands: int | None,
+    rows: Path | None,
+    seed: int,
+    exact: bool,
+    asker: str,
+    shard_hands: int,
+    json_output: bool,
+) -> None:
+    """``oracle data --shard-hands``: a pool simulated into shards chunk by chunk, or the
+    examples of decision rows written as shards."""
+    from poolshark.oracle import shards  # lazy: torch; CLI starts fast
+    from poolshark.oracle.train import SIM_TABLES  # lazy: torch; CLI starts fast
+
+    with user_errors():
+        if out.suffix == ".npz":
+            raise ValueError(f"--shard-hands writes a folder: --out names a file, {str(out)!r}")
+        if shard_hands < 1:
+            raise ValueError(f"--shard-hands must be at least 1, got {shard_hands}")
+        _check_source(pool, hands, rows, asker)
+        started = time.perf_counter()
+        with progress_bar(json_output) as bar:
+            if rows is not None:
+                written = shards.write_data_shards(
+                    from_rows(scan_rows(rows)), out, shard_hands=shard_hands
+                )
+            else:
+                assert pool is not None
+                assert hands is not None
+                task = bar.add_task(
+                    "shards" + (" + exact posteriors" if exact else ""), total=hands
+                )
+                written = shards.simulate_shards(
+                    load_pool(pool),
+                    hands,
+                    out,
+                    seed=seed,
+                    shard_hands=shard_hands,
+                    tables=SIM_TABLES,
+                    exact=exact,
+                    asker="opponent" if asker == "opponent" else "none",
+                    progress=lambda done, _total: bar.update(task, completed=done),
+                )
+    size = sum(path.stat().st_size for path in out.iterdir())
+    figures = {
+        "path": str(out),
+        "source": written.fields["source"],
+        "hands": written.size,
+        "examples": written.fields["examples"],
+        "shards": written.shards,
+        "seconds": time.perf_counter() - started,
+        "bytes": size,
+        "fingerprint": written.fingerprint,
+    }
+    if json_output:
+        print_json(figures)
+        return
+    console.print(
+        f"wrote {figures['examples']:,} examples of {figures['hands']:,} hands to {out}"
+        f" in {written.shards} shards ({size / 1e6:.1f} MB) in {figures['seconds']:.1f} s;"
+        f" fingerprint {written.fingerprint[:12]}"
+    )
+
+
 @app.command("train")
 def train(
     out: RunFolderOption = None,
@@ -150,8 +229,26 @@ def train(
     pool: PoolOption = None,
     hands: HandsOption = None,
     rows: RowsOption = None,
-    data: Annotated[Path | None, typer.Option(help="A dataset file from 'oracle data'.")] = None,
-    val_data: Annotated[Path | None, typer.Option(help="A validation dataset file.")] = None,
+    data: Annotated[
+        Path | None, typer.Option(help="A dataset file or shard folder from 'oracle data'.")
+    ] = None,
+    val_data: Annotated[
+        Path | None, typer.Option(help="A validation dataset file or shard folder.")
+    ] = None,
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Train from shards of whole hands (--data a shard folder, or --pool"
+            " simulated into <out>/shards), never all in memory.",
+        ),
+    ] = None,
+    shuffle_buffer: Annotated[
+        int | None, typer.Option(help="Least hands per shuffled fill (--stream).")
+    ] = None,
+    shard_hands: Annotated[
+        int | None, typer.Option(help="Hands per shard a --stream --pool run writes.")
+    ] = None,
     val_hands: Annotated[
         int | None, typer.Option(help="Validation hands to simulate (--pool).")
     ] = None,
@@ -183,6 +280,9 @@ def train(
         "rows": rows,
         "data": data,
         "val_data": val_data,
+        "stream": stream,
+        "shuffle_buffer": shuffle_buffer,
+        "shard_hands": shard_hands,
         "val_hands": val_hands,
         "mode": mode,
         "epochs": epochs,
@@ -245,7 +345,9 @@ def run_oracle_training(run: OracleTrainConfig, *, resume: bool, json_output: bo
 @app.command("eval")
 def evaluate(
     checkpoint: Annotated[Path, typer.Option(help="A checkpoint (best.pt or last.pt).")],
-    data: Annotated[Path | None, typer.Option(help="A dataset file to score it on.")] = None,
+    data: Annotated[
+        Path | None, typer.Option(help="A dataset file or shard folder to score it on.")
+    ] = None,
     pool: PoolOption = None,
     hands: HandsOption = None,
     rows: RowsOption = None,
@@ -255,13 +357,13 @@ def evaluate(
 ) -> None:
     """NLL, probability and rank of the true hands (overall, per street, decision and end
     questions), next to the uniform deal and the exact posterior where known."""
-    from poolshark.oracle.train import evaluate_checkpoint  # lazy: torch; CLI starts fast
+    from poolshark.oracle.train import evaluate_checkpoint, load_any  # lazy: torch; CLI starts fast
 
     with user_errors():
         if data is not None:
             if pool is not None or rows is not None:
                 raise ValueError("give one of --data, --pool, --rows")
-            dataset = load_data(data)
+            dataset = load_any(data)
         else:
             _check_source(pool, hands, rows, "opponent")
             with progress_bar(json_output) as bar:
