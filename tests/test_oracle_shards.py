@@ -31,7 +31,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def data() -> od.OracleData:
-    """300 hands with exact posteriors, the whole rows kept for the first 100."""
+    """300 micro-zoom hands with exact posteriors."""
     return od.from_simulation(simulate(load_pool("micro-zoom"), 300, seed=4), exact=True, seed=3)
 
 
