@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -274,7 +274,7 @@ class OracleStream(generic.ShardStream[OracleData]):
         """One shard's arrays as oracle data."""
         return data_of(arrays, self.source)
 
-    def load_hands(self, shards: list[int], epoch: int, index: int) -> OracleData:
+    def read_fill(self, shards: list[int], epoch: int, index: int) -> OracleData:
         """One fill's hands, permuted (fixed by seed, epoch and fill)."""
         fill = concat_data(
             [
@@ -287,26 +287,10 @@ class OracleStream(generic.ShardStream[OracleData]):
         order = np.random.default_rng([self.seed, epoch, index, 43]).permutation(fill.hands)
         return fill.select_hands(order)
 
-    def __iter__(self) -> Iterator[OracleData]:
-        epoch, size = self.epoch, self.batch_size
-        cursor, stop = self.start_batch * size, len(self) * size
-        position = 0  # stream position of the next fill's first hand
-        held: list[OracleData] = []  # the hands of a batch begun
-        held_hands = 0
-        for index, shards in enumerate(self.fills(epoch)):
-            count = sum(int(self.rows_by_shard[s].size) for s in shards)
-            begin, position = position, position + count
-            if position <= cursor or cursor >= stop:
-                continue  # wholly before the resume point (or past the last full batch)
-            fill = self.load_hands(shards, epoch, index)
-            offset = cursor - begin
-            while offset < count and cursor < stop:
-                take = min(size - held_hands, count - offset, stop - cursor)
-                held.append(fill.select_hands(np.arange(offset, offset + take)))
-                held_hands += take
-                offset += take
-                cursor += take
-                if held_hands == size:
-                    yield concat_data(held)
-                    held, held_hands = [], 0
-            del fill  # before the next fill is read
+    def take(self, fill: OracleData, start: int, stop: int) -> OracleData:
+        """Hands ``start:stop`` of a fill."""
+        return fill.select_hands(np.arange(start, stop))
+
+    def batch(self, pieces: list[OracleData]) -> OracleData:
+        """One batch from its pieces' hands, in order."""
+        return concat_data(pieces)

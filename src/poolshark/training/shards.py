@@ -363,30 +363,43 @@ class ShardStream(torch.utils.data.IterableDataset[Batch]):
             start += count
         return out
 
+    def read_fill(self, shards: list[int], epoch: int, index: int) -> Any:
+        """One fill, permuted, in the form :meth:`take` cuts: :meth:`load_fill`'s arrays
+        (a stream of whole groups of rows, such as hands, reads its own)."""
+        return self.load_fill(shards, epoch, index)
+
+    def take(self, fill: Any, start: int, stop: int) -> Any:
+        """Units ``start:stop`` of a fill, copied, so no view keeps the fill alive."""
+        part = np.arange(start, stop)
+        return {name: values[part] for name, values in fill.items()}
+
+    def batch(self, pieces: list[Any]) -> Batch:
+        """One batch from the pieces :meth:`take` cut for it, in order."""
+        joined = pieces[0] if len(pieces) == 1 else {
+            name: np.concatenate([p[name] for p in pieces]) for name in pieces[0]
+        }  # fmt: skip
+        return self.convert(joined)
+
     def __iter__(self) -> Iterator[Batch]:
         epoch, size = self.epoch, self.batch_size
         cursor, stop = self.start_batch * size, len(self) * size
-        position = 0  # stream position of the next fill's first row
-        held: list[Arrays] = []  # the rows of a batch begun
-        held_rows = 0
+        position = 0  # stream position of the next fill's first unit
+        held: list[Any] = []  # the pieces of a batch begun
+        held_units = 0
         for index, shards in enumerate(self.fills(epoch)):
             count = sum(int(self.rows_by_shard[s].size) for s in shards)
             begin, position = position, position + count
             if position <= cursor or cursor >= stop:
                 continue  # wholly before the resume point (or past the last full batch)
-            fill = self.load_fill(shards, epoch, index)
+            fill = self.read_fill(shards, epoch, index)
             offset = cursor - begin
             while offset < count and cursor < stop:
-                take = min(size - held_rows, count - offset, stop - cursor)
-                part = np.arange(offset, offset + take)  # a copy: no view keeps the fill alive
-                held.append({name: values[part] for name, values in fill.items()})
-                held_rows += take
+                take = min(size - held_units, count - offset, stop - cursor)
+                held.append(self.take(fill, offset, offset + take))
+                held_units += take
                 offset += take
                 cursor += take
-                if held_rows == size:
-                    joined = held[0] if len(held) == 1 else {
-                        name: np.concatenate([h[name] for h in held]) for name in held[0]
-                    }  # fmt: skip
-                    yield self.convert(joined)
-                    held, held_rows = [], 0
+                if held_units == size:
+                    yield self.batch(held)
+                    held, held_units = [], 0
             del fill  # before the next fill is read
