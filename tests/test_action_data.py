@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX, N_COMBOS
+from poolshark.cards.evaluator import evaluate_batch
 from poolshark.histories.pokerstars import parse_pokerstars
 from poolshark.histories.rows import build_rows
 from poolshark.pool.context import Feature, replay_contexts
@@ -33,7 +34,12 @@ from poolshark.population.actions import (
 from poolshark.population.data import ActionDataset, load_dataset, save_dataset, simulated_dataset
 from poolshark.population.features import featurize
 from poolshark.population.hands import rows_states
-from poolshark.population.imputation import impute_hole_cards
+from poolshark.population.imputation import (
+    NO_BOUND,
+    impute_hole_cards,
+    losing_combos,
+    muck_bounds,
+)
 from poolshark.population.range_view import exact_pool_ranges, range_query, source_ranges
 from poolshark.population.sources import range_source_from_spec
 from poolshark.population.states import (
@@ -310,6 +316,104 @@ def test_imputation_from_the_exact_posterior_is_possible(hands) -> None:  # type
     ranges = exact_pool_ranges(hands.pool, states, np.arange(table_rows), states.seat)
     combos = COMBO_INDEX[drawn.holes[:, 0, 0], drawn.holes[:, 0, 1]]
     assert np.all(ranges[np.arange(table_rows), combos] > 0)
+
+
+def _showdown_evidence(hands):  # type: ignore[no-untyped-def]
+    """The hands as their histories show them: the board up to the street each ended on,
+    the cards of the seats that showed, and which seats had decisions."""
+    table = seen_boards(hand_slice(hands, hands.action_logs(), 0, len(hands)), hands.shown)
+    holes = hands.hole_cards.astype(np.int64)
+    known = np.where(hands.showed[:, :, None], holes, -1)
+    decisions, _, _ = simulated_states(hands)
+    needed = np.zeros(holes.shape[:2], dtype=bool)
+    needed[decisions.hand, decisions.seat] = True
+    return table, known, needed
+
+
+def _values(boards: np.ndarray, holes: np.ndarray) -> np.ndarray:
+    return evaluate_batch(np.concatenate([boards, holes], axis=1)).astype(np.int64)
+
+
+def test_mucked_seats_draw_only_hands_that_lose_at_the_showdown() -> None:
+    """A seat that reached the showdown and did not show mucked, which a site allows only
+    for a hand that wins nothing: its imputed cards lose to the best hand shown. A uniform
+    range ignores that evidence, so without the bound about half its draws would win."""
+    hands = simulate(load_pool("handhq-25nl"), 1500, seed=11)
+    table, known, needed = _showdown_evidence(hands)
+    hidden = needed & (known[:, :, 0] < 0)
+    bounds = muck_bounds(table, known, hidden)
+    hand, seat = np.nonzero(bounds != NO_BOUND)
+    assert hand.size >= 50
+    truth = _values(table.boards[hand], hands.hole_cards[hand, seat].astype(np.int64))
+    assert np.all(truth < bounds[hand, seat])  # the evidence is true of the real cards
+    drawn = impute_hole_cards(table, known, needed, UniformRanges(), np.random.default_rng(4))
+    imputed = _values(table.boards[hand], drawn.holes[hand, seat])
+    assert np.all(imputed < bounds[hand, seat])
+    assert drawn.mucked == hand.size
+    assert drawn.muck_fallbacks == 0
+    folded = np.nonzero(hidden & (bounds == NO_BOUND))
+    assert folded[0].size > 10 * hand.size  # most hidden seats folded and are unbounded
+
+
+def _one_showdown(hands):  # type: ignore[no-untyped-def]
+    """A hand of ``hands`` whose showdown had a seat shown and another one mucked, with
+    the evidence arrays of that one hand."""
+    table, known, needed = _showdown_evidence(hands)
+    bounds = muck_bounds(table, known, needed & (known[:, :, 0] < 0))
+    hand = int(np.nonzero(bounds != NO_BOUND)[0][0])
+    seat = int(np.flatnonzero(bounds[hand] != NO_BOUND)[0])
+    return hand, seat, int(bounds[hand, seat]), known[hand], needed[hand]
+
+
+def test_a_mucked_seat_follows_its_range_restricted_to_losing_hands(hands) -> None:  # type: ignore[no-untyped-def]
+    hand, seat, bound, known, needed = _one_showdown(hands)
+    copies = 6000
+    table = _one_hand_many_times(hands, hand, copies)
+    rng = np.random.default_rng(5)
+    weights = rng.random(N_COMBOS) ** 4
+    one_hidden = np.zeros_like(needed)
+    one_hidden[seat] = True
+    drawn = impute_hole_cards(
+        table,
+        np.broadcast_to(known, (copies, *known.shape)),
+        np.broadcast_to(one_hidden, (copies, *needed.shape)),
+        FixedRanges(weights),
+        rng,
+    )
+    assert drawn.mucked == copies
+    dead = set(hands.boards[hand].tolist()) | set(known[known >= 0].tolist())
+    blocked = np.array([bool(set(COMBO_CARDS[c].tolist()) & dead) for c in range(N_COMBOS)])
+    losing = losing_combos(hands.boards[hand].astype(np.int64), bound)
+    posterior = np.where(blocked | ~losing, 0.0, weights)
+    posterior /= posterior.sum()
+    combos = COMBO_INDEX[drawn.holes[:, seat, 0], drawn.holes[:, seat, 1]]
+    counts = np.bincount(combos, minlength=N_COMBOS)
+    support = posterior > 0
+    assert counts[~support].sum() == 0
+    expected = posterior[support] * copies
+    chi2 = float(((counts[support] - expected) ** 2 / expected).sum())
+    dof = int(support.sum()) - 1
+    assert chi2 < dof + 5 * np.sqrt(2 * dof)
+
+
+def test_a_range_without_a_losing_hand_falls_back_to_the_deals_losing_hands(hands) -> None:  # type: ignore[no-untyped-def]
+    hand, seat, bound, known, needed = _one_showdown(hands)
+    copies = 200
+    table = _one_hand_many_times(hands, hand, copies)
+    losing = losing_combos(hands.boards[hand].astype(np.int64), bound)
+    one_hidden = np.zeros_like(needed)
+    one_hidden[seat] = True
+    drawn = impute_hole_cards(
+        table,
+        np.broadcast_to(known, (copies, *known.shape)),
+        np.broadcast_to(one_hidden, (copies, *needed.shape)),
+        FixedRanges((~losing).astype(np.float64)),  # only hands that would have won
+        np.random.default_rng(6),
+    )
+    assert drawn.muck_fallbacks == copies
+    combos = COMBO_INDEX[drawn.holes[:, seat, 0], drawn.holes[:, seat, 1]]
+    assert losing[combos].all()
+    assert np.unique(combos).size > 50  # spread over the deal's losing hands
 
 
 def test_rows_rebuild_the_simulated_hands(hands, decisions) -> None:  # type: ignore[no-untyped-def]

@@ -39,7 +39,7 @@ from poolshark.population.train import (
 )
 
 DATA = Path(__file__).parents[2] / "shared" / "data" / "handhq-ps25"
-RNG_COUNTS = {"imputation_redraws", "imputation_sequential"}
+RNG_COUNTS = {"imputation_redraws", "imputation_sequential", "muck_fallbacks"}
 """Report counts that depend on the cards drawn (the random stream), not on the rows."""
 
 

@@ -373,6 +373,8 @@ def _rows_chunk(
         report.imputed_seats += int(drawn.imputed.sum())
         report.imputation_redraws += drawn.redraws
         report.imputation_sequential += drawn.sequential
+        report.mucked_seats += drawn.mucked
+        report.muck_fallbacks += drawn.muck_fallbacks
         states = replace(states, hole=drawn.holes[states.hand, states.seat])
         target = action_classes(group.moves, group.amounts, states.contexts)
         nan = np.full((states.size, N_CLASSES), np.nan, dtype=np.float32)

@@ -52,7 +52,9 @@ class RowHands:
 class RowsReport:
     """What rebuilding ingested rows into hands kept and dropped, and (filled by
     :func:`rows_dataset`) how many seats' cards were imputed, joint draws rejected for a
-    shared card, and hands drawn seat by seat after too many rejections."""
+    shared card, hands drawn seat by seat after too many rejections, hidden seats that
+    mucked at a showdown (drawn from hands that lose there) and, of those, the ones whose
+    source range held no losing hand."""
 
     rows: int = 0
     hands: int = 0
@@ -66,6 +68,8 @@ class RowsReport:
     imputed_seats: int = 0
     imputation_redraws: int = 0
     imputation_sequential: int = 0
+    mucked_seats: int = 0
+    muck_fallbacks: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """Plain counts."""
