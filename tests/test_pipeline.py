@@ -275,6 +275,10 @@ def test_whole_pipeline_at_toy_sizes(tmp_path: Path) -> None:
     assert attribution["sum_of_contributions"] == pytest.approx(
         attribution["total"]["bb_per_100"], abs=1e-6
     )
+    errors = figures["attribution"]["model_error"]
+    assert errors["exploiter_path"]["overall"]["decisions"] > 0
+    assert errors["pool_path"]["agent"] is None
+    assert "Where the model is wrong where the exploiter goes" in text
     assert figures["exploiters"]["support"]["caps"] is not None
     assert "Raked 5% of the pot, at most 3 bb a hand" in text
     baselines = figures["evaluate"]["baselines"]

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from poolshark.agents.loading import load_agent
 from poolshark.analysis.attribution import attribute_edge, compare_attributions
+from poolshark.analysis.model_error import model_error_of
 from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
 from poolshark.experiments.headline import headline
 from poolshark.experiments.intervals import MIN_PLATEAU_POINTS, plateau
@@ -570,17 +571,35 @@ def attribution_stage(run: Run) -> dict[str, Any]:
             rake_cap_bb=config.rake_cap_bb,
         )
 
-    model = split(run.figures["population"]["main"]["checkpoint"])
+    population = run.figures["population"]["main"]["checkpoint"]
+    model = split(population)
     pool = split(f"pool:{config.pool}")
     run.log(
         f"  plain exploiter: {model['total']['bb_per_100']:+.1f} bb/100 vs the model, "
         f"{pool['total']['bb_per_100']:+.1f} vs the true pool, split by spot"
+    )
+    errors = {
+        name: model_error_of(
+            agent,
+            population,
+            config.pool,
+            hands=config.attribution_hands,
+            seed=match_seed(config, 0),
+        )
+        for name, agent in (("exploiter_path", exploiter), ("pool_path", None))
+    }
+    run.log(
+        "  model against the truth, continuing strength on the exploiter's path: "
+        + "{truth:.3f} true, {model:.3f} model".format(
+            **errors["exploiter_path"]["overall"]["continue_strength"]
+        )
     )
     return {
         "exploiter": exploiter,
         "against_model": model,
         "against_pool": pool,
         "comparison": compare_attributions(model, pool),
+        "model_error": errors,
     }
 
 

@@ -153,4 +153,57 @@ def attribution_section(figures: dict[str, Any]) -> str:
                 for row in comparison[:TOP_DISAGREEMENTS]
             ],
         )
+    _model_error_part(report, figures.get("model_error"))
     return "\n".join(report.parts)
+
+
+TOP_MODEL_ERRORS = 12
+"""Spots of the model-error table (largest error times decisions first)."""
+
+
+def _model_error_part(report: HtmlReport, figures: Mapping[str, Any] | None) -> None:
+    """Where the model is wrong on the exploiter's path, beside the pool's own path."""
+    if not figures:
+        return
+    path, own = figures["exploiter_path"], figures.get("pool_path")
+    report.paragraph(
+        "Where the model is wrong where the exploiter goes "
+        "(<code>poolshark exploit model-error</code>): at every decision of a true player "
+        "facing a bet, in a match against the exploiter, the player's style's fold and call "
+        "probabilities beside the model's at the same decision and real cards, per spot; "
+        "and postflop the made-hand strength of the hands that continue (each weighted by "
+        "its continue probability). A model that folds more than the players where the "
+        "exploiter raises, or continues with weaker hands where it bets, promises an edge "
+        "the players do not pay."
+    )
+
+    def overall(entry: Mapping[str, Any], label: str) -> list[Cell]:
+        row = entry["overall"]
+        strength = row.get("continue_strength") or {}
+        return [
+            label,
+            f"{row['decisions']:,}",
+            f"{row['truth']['fold']:.1%} / {row['model']['fold']:.1%}",
+            f"{row['truth']['call']:.1%} / {row['model']['call']:.1%}",
+            f"{row['kl']:.3f}",
+            f"{strength.get('truth', 0):.3f} / {strength.get('model', 0):.3f}",
+        ]
+
+    headers = ("spot", "decisions", "fold true / model", "call true / model", "KL",
+               "continuing strength true / model")  # fmt: skip
+    rows = [overall(path, "all, the exploiter's path")]
+    if own:
+        rows.append(overall(own, "all, the pool's own path"))
+    for spot in path["spots"][:TOP_MODEL_ERRORS]:
+        strength = spot.get("continue_strength")
+        rows.append(
+            [
+                spot["spot"],
+                f"{spot['decisions']:,}",
+                f"{spot['truth']['fold']:.1%} / {spot['model']['fold']:.1%}",
+                f"{spot['truth']['call']:.1%} / {spot['model']['call']:.1%}",
+                f"{spot['kl']:.3f}",
+                "" if strength is None else f"{strength['truth']:.3f} / {strength['model']:.3f}",
+            ]
+        )
+    report.table(headers, rows)
