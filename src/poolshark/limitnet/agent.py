@@ -21,7 +21,6 @@ import torch
 
 from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.config import Betting
-from poolshark.engine.kernel import LOG_LEN
 from poolshark.limitnet import CHECKPOINT_KIND
 from poolshark.limitnet.action_function import ActionFunction, widest_cards
 from poolshark.limitnet.bet_features import batch_bet_features
@@ -33,11 +32,6 @@ Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
 CHECKPOINT_FORMAT = "poolshark-limitnet-v1"
-
-RAISE_SAFETY = 80
-"""Actions in a hand after which the player no longer raises: heads-up betting is uncapped,
-and two raising players would otherwise fill the engine's action log (the issue's safety
-cap of 150 decisions per hand, kept well inside the log of a match)."""
 
 
 @dataclass(frozen=True)
@@ -94,12 +88,11 @@ def decision_inputs(decisions: Decisions, card_types: int) -> DecisionInputs:
         shown = (0, 3, 4, 5)[int(stages[row])]
         values = _cards(hole, tuple(int(c) for c in boards[row, :shown]))
         cards[row, : values.size] = values
-    under_safety = batch.table[decisions.tables, LOG_LEN] < RAISE_SAFETY
     legal = np.stack(
         [
             decisions.call > 0,
             np.ones(decisions.size, dtype=bool),
-            (decisions.min_raise_to >= 0) & under_safety,
+            decisions.min_raise_to >= 0,  # the game's decision cap closes raising
         ],
         axis=1,
     )
