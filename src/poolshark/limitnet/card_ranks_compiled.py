@@ -107,12 +107,19 @@ def best_straight(board: int, hole: int) -> tuple[int, int]:
 
 @nb.njit(cache=True, nogil=True)
 def straight_outs(board: int, hole: int) -> int:
-    """Ranks whose arrival gives a better straight using a hole rank than now."""
+    """Ranks whose arrival gives a better straight using a hole rank than now.
+
+    One pass over the windows instead of the reference's window pass per rank: a rank
+    ``r`` off the board makes a window above the current best usable exactly when the
+    window's only missing rank outside the hole is ``r`` and it still needs a hole rank.
+    """
     now = best_straight(board, hole)[0]
     outs = 0
-    for r in range(13):
-        if not has(board, r) and best_straight(board | bit(r), hole)[0] > now:
-            outs |= bit(r)
+    for w in range(10):
+        missing = WINDOW_MASKS[w] & ~board
+        outside = missing & ~hole
+        if WINDOW_TOPS[w] > now and POPCOUNT[outside] == 1 and missing & hole:
+            outs |= outside
     return outs
 
 
