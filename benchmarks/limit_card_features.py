@@ -63,6 +63,7 @@ def check_equal(decks: list[list[int]], holes: np.ndarray, boards: np.ndarray) -
 
 
 def main() -> None:
+    """Time both paths per stage, print the table, then the JSON line."""
     args = parse_args(__doc__ or "")
     deals = 300 if args.quick else 2000
     rng = np.random.default_rng(args.seed)

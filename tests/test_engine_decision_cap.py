@@ -185,5 +185,6 @@ def test_no_limit_is_uncapped_by_default() -> None:
 
 
 def test_bad_caps_are_refused() -> None:
+    """A cap of no decisions is not a game."""
     with pytest.raises(ValidationError):
         GameConfig(max_decisions=0)

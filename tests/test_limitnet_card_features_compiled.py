@@ -67,6 +67,7 @@ def test_compiled_features_equal_the_reference_at_every_stage(deck: list[int]) -
 def test_compiled_features_equal_the_reference_on_the_hand_checked_spots(
     hole: str, board: str
 ) -> None:
+    """Each hand-checked deal gives the reference's vector."""
     want = card_features(parse_cards(hole), parse_cards(board))
     assert compiled_card_features(parse_cards(hole), parse_cards(board)).tolist() == (want.tolist())
 
@@ -99,6 +100,7 @@ def test_a_batch_mixes_stages_row_by_row(decks: list[list[int]], data: st.DataOb
 
 
 def test_bad_batches_are_refused() -> None:
+    """Impossible stages, mismatched rows and short boards are refused."""
     with pytest.raises(ValueError, match="0, 3, 4 or 5"):
         card_feature_batch([[0, 1]], [[2, 3, 4, 5, 6]], 2)
     with pytest.raises(ValueError, match="board row per hole pair"):

@@ -47,6 +47,7 @@ RB = slots("RiverBoard", RIVER_BOARD)
 
 @nb.njit(cache=True, nogil=True)
 def flop_board(flop: Int64s, out: Floats) -> None:
+    """The flop's 19 board features into ``out`` (``card_features._flop_board``)."""
     ranks = sorted_ranks(flop)
     distinct = rank_set(flop)
     kinds = POPCOUNT[distinct]
@@ -88,6 +89,7 @@ def flop_board(flop: Int64s, out: Floats) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def turn_board(flop: Int64s, turn: int, out: Floats) -> None:
+    """The turn's 22 board features into ``out`` (``card_features._turn_board``)."""
     flop_ranks = sorted_ranks(flop)
     distinct = rank_set(flop)
     kinds = POPCOUNT[distinct]
@@ -193,6 +195,7 @@ def short_river(board: Int64s, out: Floats) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def river_board(board: Int64s, out: Floats) -> None:
+    """The river's 38 board features into ``out`` (``card_features._river_board``)."""
     short_river(board, out)
     river = board[4] // 4
     top = -1

@@ -156,6 +156,7 @@ TST = slots("TurnStraights", TURN_PRIVATE, "", _STRAIGHTS)
 
 @nb.njit(cache=True, nogil=True)
 def _preflop(hole: Int64s, out: Floats) -> None:
+    """The 6 preflop private features (``card_features._preflop``)."""
     hi, lo = max(hole[0] // 4, hole[1] // 4), min(hole[0] // 4, hole[1] // 4)
     if hi == lo:
         out[PP.pocket_pair] = 1
@@ -206,6 +207,7 @@ def _my_straights(s: Any, board: int, hole: int, out: Floats) -> int:
 def _if_pair(
     s: Any, single: Bools, double: Bools, outs: Int64s, hi: int, lo: int, out: Floats
 ) -> None:
+    """Draw hands that one of my hole ranks would complete, were it to come (``_if_pair``)."""
     out[s.if_pair_single] = completing(single, outs, hi) + completing(single, outs, lo)
     out[s.if_pair_double] = completing(double, outs, hi) + completing(double, outs, lo)
 
@@ -248,12 +250,14 @@ def _unpaired(s: Any, hi: int, lo: int, ranks: Int64s, out: Floats) -> None:
 
 @nb.njit(inline="always")
 def _flush(on: int, higher: int, suit: int, hole: Int64s, board: Int64s, out: Floats) -> None:
+    """A flush feature on, and its ``_higher`` count: the suit's ranks above my best card of it."""
     out[on] = 1
     out[higher] = higher_in_suit(suit, hole, board)
 
 
 @nb.njit(cache=True, nogil=True)
 def _flop_flush(hole: Int64s, board: Int64s, out: Floats) -> None:
+    """The flop's flush features (``card_features._flop_flush``)."""
     suits = suit_counts(board)
     most = suits.max()
     suited = hole[0] % 4 == hole[1] % 4
@@ -281,6 +285,7 @@ def _flop_flush(hole: Int64s, board: Int64s, out: Floats) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _pair_flop(hi: int, lo: int, pair: int, kicker: int, out: Floats) -> None:
+    """The made-hand block on a paired flop (``card_features._pair_flop``)."""
     if hi == lo:
         if hi == pair:
             out[FP.pf_quads] = 1
@@ -314,6 +319,7 @@ def _pair_flop(hi: int, lo: int, pair: int, kicker: int, out: Floats) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _flop(hole: Int64s, board: Int64s, out: Floats) -> None:
+    """The flop's 71 private features (``card_features._flop``)."""
     hi, lo = max(hole[0] // 4, hole[1] // 4), min(hole[0] // 4, hole[1] // 4)
     ranks = sorted_ranks(board)
     distinct = rank_set(board)
@@ -434,6 +440,7 @@ def _paired(
 
 @nb.njit(cache=True, nogil=True)
 def _turn_flush(hole: Int64s, board: Int64s, out: Floats) -> None:
+    """The turn's flush features (``card_features._turn_flush``)."""
     suits = suit_counts(board)
     most = suits.max()
     twos = (suits == 2).sum()
@@ -466,6 +473,7 @@ def _turn_flush(hole: Int64s, board: Int64s, out: Floats) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _turn(hole: Int64s, board: Int64s, out: Floats) -> None:
+    """The turn's 95 private features (``card_features._turn``)."""
     hi, lo = max(hole[0] // 4, hole[1] // 4), min(hole[0] // 4, hole[1] // 4)
     ranks = sorted_ranks(board)
     sizes, which, n = rank_groups(ranks)
@@ -538,6 +546,7 @@ def _turn(hole: Int64s, board: Int64s, out: Floats) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _river_flush(hole: Int64s, board: Int64s, out: Floats) -> None:
+    """The river's flush features (``card_features._river_flush``)."""
     suits = suit_counts(board)
     most = suits.max()
     if most < 3:
@@ -576,6 +585,8 @@ def _value(cards: Int64s, ev: Any) -> int:
 
 @nb.njit(cache=True, nogil=True)
 def _river(hole: Int64s, board: Int64s, ev: Any, bounds: Int64s, out: Floats) -> None:
+    """The river's 82 private features (``card_features._river``); ``ev`` and ``bounds``
+    are the evaluator's tables and category bounds, for the made-hand category."""
     hi, lo = max(hole[0] // 4, hole[1] // 4), min(hole[0] // 4, hole[1] // 4)
     ranks = sorted_ranks(board)
     sizes, which, n = rank_groups(ranks)
@@ -676,6 +687,7 @@ def _features_row(hole: Int64s, board: Int64s, ev: Any, bounds: Int64s, out: Flo
 def _features_rows(
     holes: Int64s, boards: Int64s, shown: Int64s, ev: Any, bounds: Int64s, out: Floats
 ) -> None:
+    """Every row's features into ``out`` (the compiled loop of :func:`card_feature_batch`)."""
     for row in range(holes.shape[0]):
         _features_row(holes[row], boards[row, : shown[row]], ev, bounds, out[row])
 

@@ -354,6 +354,7 @@ def first_index(counts: Int64s, value: int) -> int:
 
 @nb.njit(inline="always")
 def rank_set(cards: Int64s) -> int:
+    """The set of the cards' ranks."""
     ranks = 0
     for c in cards:
         ranks |= bit(c // 4)
