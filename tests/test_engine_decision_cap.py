@@ -122,6 +122,7 @@ def test_small_caps_agree_at_any_table(seed: int, seats: int, cap: int, betting:
     check_same_hand(batch, table)
     raises_after_cap = [a for a in table.log[cap:] if a.move is Move.RAISE]
     assert raises_after_cap == []
+    assert len(table.log) <= cap + 4 * seats - 1
 
 
 def test_raise_forever_heads_up_hand_ends_at_the_cap() -> None:
