@@ -279,7 +279,12 @@ class LegalBatch:
 
 
 class BatchedTables:
-    """N tables of one game, stepped together; see the module docstring for the contract."""
+    """N tables of one game, stepped together; see the module docstring for the contract.
+
+    The action log holds ``max_actions`` actions per hand, and never fewer than the most a
+    hand can take under the config's decision cap (``GameConfig.most_decisions``), so a
+    capped game cannot overflow it.
+    """
 
     def __init__(
         self, config: GameConfig, tables_: int, *, seed: int = 0, max_actions: int = 96
@@ -295,7 +300,8 @@ class BatchedTables:
         self.table[:, TO_ACT] = -1
         self.table[:, BUTTON] = s - 1  # so the first reset puts every button on seat 0
         self.cards = np.zeros((n, 2 * s + 5), dtype=np.uint8)
-        self.log = np.zeros((n, max_actions, 4), dtype=np.int64)
+        width = max(max_actions, config.most_decisions or 0)
+        self.log = np.zeros((n, width, 4), dtype=np.int64)
         self.expected = np.zeros((n, s), dtype=np.float64)
         streams = np.random.SeedSequence(seed).generate_state(n, dtype=np.uint64)
         self.rng = streams | np.uint64(1)  # xorshift needs a non-zero state

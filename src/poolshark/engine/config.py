@@ -40,6 +40,9 @@ class HouseRule(IntFlag):
 NO_HOUSE_RULES = HouseRule(0)
 """The engine's own rules, no house rule."""
 
+FIXED_LIMIT_MAX_DECISIONS = 150
+"""The fixed-limit game's default safety cap on decisions per hand (issue 19)."""
+
 
 class GameConfig(BaseModel):
     """Everything about a game that is fixed before the cards are dealt (validated).
@@ -49,6 +52,14 @@ class GameConfig(BaseModel):
     unless ``cap_heads_up`` is set. Rake is ``rake_percent`` of the hand's whole pot, rounded down,
     at most ``rake_cap`` chips per hand, and none when the hand ends before the flop if
     ``no_flop_no_drop``.
+
+    ``max_decisions`` is the safety cap on a hand's length: a decision is every voluntary
+    action (fold, check, call, bet, raise; forced bets are not decisions), and once a hand
+    has taken ``max_decisions`` of them no bet or raise is legal any more, so the hand ends
+    within :attr:`most_decisions`. ``None`` (the default) means 150 under fixed limit
+    (:data:`FIXED_LIMIT_MAX_DECISIONS`, where uncapped heads-up raising could go on for
+    ever) and no cap under no limit (the stacks end every hand); :attr:`decision_cap` is
+    the cap in force.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -67,6 +78,9 @@ class GameConfig(BaseModel):
     rake_cap: int | None = Field(None, ge=0)
     no_flop_no_drop: bool = True
     settlement: Settlement = Settlement.DEAL
+    max_decisions: int | None = Field(
+        None, ge=1, description="Decisions after which nobody may raise (None: the default)."
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> GameConfig:
@@ -83,3 +97,19 @@ class GameConfig(BaseModel):
         small = self.small_bet if self.small_bet is not None else self.big_blind
         big = self.big_bet if self.big_bet is not None else 2 * small
         return small if street < 2 else big
+
+    @property
+    def decision_cap(self) -> int | None:
+        """Decisions after which raising is closed (``max_decisions`` or the game's
+        default: 150 under fixed limit, none under no limit)."""
+        if self.max_decisions is not None:
+            return self.max_decisions
+        return FIXED_LIMIT_MAX_DECISIONS if self.betting is Betting.FIXED_LIMIT else None
+
+    @property
+    def most_decisions(self) -> int | None:
+        """The most decisions a capped hand can take (None when uncapped): the cap, then at
+        most ``seats - 1`` answers to the last raise and ``seats`` checks or folds on each of
+        up to three later streets."""
+        cap = self.decision_cap
+        return None if cap is None else cap + 4 * self.seats - 1

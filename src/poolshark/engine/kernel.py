@@ -13,7 +13,8 @@ seat and ``table[FIELD]`` per table; the game is a :class:`Rules` (a
 :class:`~poolshark.engine.config.GameConfig` as plain ints, plus the house rules a
 history shows, :class:`~poolshark.engine.config.HouseRule` bits).
 
-* Betting: :func:`legal_bounds` (what the player to act may do), :func:`note_raise` (the
+* Betting: :func:`legal_bounds` (what the player to act may do; ``table[LOG_LEN]`` counts
+  the hand's decisions for the config's safety cap), :func:`note_raise` (the
   raise increment, the raise count and who may act again), :func:`act` (apply a move,
   coercing an illegal one), :func:`advance` (the next player, the next street, or the end
   of the betting), :func:`start_hand` and :func:`post_given_bets` (the forced bets;
@@ -68,7 +69,8 @@ SHORT_ALL_IN_REOPENS = int(HouseRule.SHORT_ALL_IN_REOPENS)
 
 
 class Rules(NamedTuple):
-    """A :class:`GameConfig` as plain ints for compiled code (``rake_cap`` -1: no cap)."""
+    """A :class:`GameConfig` as plain ints for compiled code (``rake_cap`` and
+    ``max_decisions`` -1: no cap)."""
 
     fixed_limit: int
     seats: int
@@ -86,6 +88,7 @@ class Rules(NamedTuple):
     no_flop_no_drop: int
     expected_value: int
     house_rules: int
+    max_decisions: int
 
     @classmethod
     def of(cls, config: GameConfig, house_rules: HouseRule = NO_HOUSE_RULES) -> Rules:
@@ -109,6 +112,7 @@ class Rules(NamedTuple):
             no_flop_no_drop=int(config.no_flop_no_drop),
             expected_value=int(config.settlement is Settlement.EXPECTED_VALUE),
             house_rules=int(house_rules),
+            max_decisions=-1 if config.decision_cap is None else config.decision_cap,
         )
 
 
@@ -117,7 +121,8 @@ def betting_rules(
     seats: int, big_blind: int, small_bet: int, big_bet: int, raise_cap: int, house_rules: int
 ) -> Rules:
     """The rules of betting alone, for following recorded hands in compiled code:
-    ``small_bet`` 0 means no-limit; fixed-limit heads-up play is uncapped; no rake."""
+    ``small_bet`` 0 means no-limit; fixed-limit heads-up play is uncapped; no rake; no cap
+    on decisions (a recorded hand is followed as it was played)."""
     fixed_limit = int(small_bet > 0)
     return Rules(
         fixed_limit,
@@ -136,6 +141,7 @@ def betting_rules(
         0,
         0,
         house_rules,
+        -1,
     )
 
 
@@ -178,6 +184,8 @@ def legal_bounds(r: Rules, seat: Int64s, table: Int64s) -> tuple[int, int, int]:
             others_can_act = True
     reopened = seat[ACTED, who] == 0 or current - seat[FACED, who] >= full_raise_size(r, table)
     if seat[STACK, who] <= call or not others_can_act or not reopened:
+        return call, NO_RAISE, NO_RAISE
+    if 0 <= r.max_decisions <= table[LOG_LEN]:  # the safety cap: no raise after it
         return call, NO_RAISE, NO_RAISE
     if r.fixed_limit:
         capped = live != 2 or r.cap_heads_up

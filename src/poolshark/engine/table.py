@@ -15,6 +15,8 @@ Rules, in the order the code applies them (see ``docs/engine.md``):
   flop, the first live player left of the button (heads-up: the big blind).
 * A bet or raise must be at least the last full bet or raise (no-limit); fixed-limit bets
   are one unit (small bet preflop and flop, big bet turn and river), capped per round.
+* Once a hand has taken ``config.decision_cap`` decisions (voluntary actions, the log's
+  length; 150 under fixed limit by default), nobody may bet or raise: the hand ends.
   An all-in for less than a full raise does not reopen the betting to players who already
   acted, unless the raises since they acted add up to a full raise.
 * When everyone else folds, the hand ends at once. A bet nobody called is returned.
@@ -467,6 +469,9 @@ class Table:
             self.current_bet - self.faced[seat] >= self._full_raise_size()
         )
         if self.stack[seat] <= call or not others_can_act or not reopened:
+            return None, None
+        cap = self.config.decision_cap
+        if cap is not None and len(self.log) >= cap:  # the safety cap: no raise after it
             return None, None
         if self.config.betting is Betting.FIXED_LIMIT:
             heads_up = sum(not f for f in self.folded) == 2

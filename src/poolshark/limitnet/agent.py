@@ -2,7 +2,7 @@
 protocol, one batched forward pass of the :class:`ActionFunction` per call.
 
 Each decision's inputs are its bet features (compiled, over the engine's arrays), its
-card features at the stage (cached per hole cards and board) and the summed opponent
+card features at the stage (compiled, one batch per call) and the summed opponent
 card-type beliefs (zeros until the observer model exists). Actions are drawn from the
 legal fold / call / raise probabilities with the decision's random stream, so a match
 replays from its seed. A :class:`Recorder` (the trainer's) is shown every decision.
@@ -11,7 +11,6 @@ replays from its seed. A :class:`Recorder` (the trainer's) is shown every decisi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,11 +20,10 @@ import torch
 
 from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.config import Betting
-from poolshark.engine.kernel import LOG_LEN
 from poolshark.limitnet import CHECKPOINT_KIND
-from poolshark.limitnet.action_function import ActionFunction, widest_cards
+from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.bet_features import batch_bet_features
-from poolshark.limitnet.card_features import card_features
+from poolshark.limitnet.card_features_compiled import card_feature_batch
 from poolshark.training.common import read_checkpoint_of, save_atomic
 
 Floats = npt.NDArray[np.float64]
@@ -33,11 +31,6 @@ Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
 CHECKPOINT_FORMAT = "poolshark-limitnet-v1"
-
-RAISE_SAFETY = 80
-"""Actions in a hand after which the player no longer raises: heads-up betting is uncapped,
-and two raising players would otherwise fill the engine's action log (the issue's safety
-cap of 150 decisions per hand, kept well inside the log of a match)."""
 
 
 @dataclass(frozen=True)
@@ -73,13 +66,6 @@ class DecisionInputs:
         )
 
 
-@lru_cache(maxsize=50_000)
-def _cards(hole: tuple[int, int], board: tuple[int, ...]) -> Floats:
-    values = card_features(hole, board)
-    values.flags.writeable = False
-    return values
-
-
 def decision_inputs(decisions: Decisions, card_types: int) -> DecisionInputs:
     """The action function's inputs at every decision of ``decisions``."""
     batch = decisions.batch
@@ -87,19 +73,13 @@ def decision_inputs(decisions: Decisions, card_types: int) -> DecisionInputs:
         raise AgentError("the network player plays fixed-limit hold'em only")
     bets, costs = batch_bet_features(batch, decisions.tables)
     stages = decisions.street.astype(np.int64)
-    cards = np.zeros((decisions.size, widest_cards()))
-    holes, boards = decisions.hole_cards, decisions.board
-    for row in range(decisions.size):
-        hole = (int(holes[row, 0]), int(holes[row, 1]))
-        shown = (0, 3, 4, 5)[int(stages[row])]
-        values = _cards(hole, tuple(int(c) for c in boards[row, :shown]))
-        cards[row, : values.size] = values
-    under_safety = batch.table[decisions.tables, LOG_LEN] < RAISE_SAFETY
+    shown = np.asarray((0, 3, 4, 5), dtype=np.int64)[stages]
+    cards = card_feature_batch(decisions.hole_cards, decisions.board, shown)
     legal = np.stack(
         [
             decisions.call > 0,
             np.ones(decisions.size, dtype=bool),
-            (decisions.min_raise_to >= 0) & under_safety,
+            decisions.min_raise_to >= 0,  # the game's decision cap closes raising
         ],
         axis=1,
     )

@@ -6,7 +6,9 @@ board's length gives: 19 on the flop, 19 + 22 on the turn, 19 + 22 + 38 on the r
 :func:`private_features` the hole cards and how they meet the board (6, 71, 95 or 82);
 :func:`card_features` is what the action function reads (``card_schema.action_inputs``).
 Cards are ints ``4 * rank + suit``. Straights and the "higher hands possible" counts work
-on ranks alone (:mod:`poolshark.limitnet.card_ranks`).
+on ranks alone (:mod:`poolshark.limitnet.card_ranks`). This module is the specification;
+:mod:`poolshark.limitnet.card_features_compiled` computes the same values in numba, in
+batches (the tests hold the two equal).
 """
 
 from __future__ import annotations

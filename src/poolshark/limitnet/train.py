@@ -47,10 +47,6 @@ Floats = npt.NDArray[np.float64]
 
 TRAIN_FORMAT = "poolshark-limitnet-run-v1"
 
-MAX_ACTIONS = 256
-"""The action log of a training batch: room for the learner's raise safety and for frozen
-opponents that keep raising heads-up."""
-
 
 class TrainError(ValueError):
     """A training run that cannot start or resume as asked."""
@@ -182,9 +178,7 @@ class Trainer:
         """Play update ``update``'s deals: the learner's decisions, the chips won per table
         and seat (in small bets), and each table's learning seat (-1: every seat)."""
         config = self.config
-        batch = BatchedTables(
-            self.game, config.tables, seed=_mix(config.seed, update), max_actions=MAX_ACTIONS
-        )
+        batch = BatchedTables(self.game, config.tables, seed=_mix(config.seed, update))
         trajectories = _Trajectories()
         learner = LimitNetAgent(self.model, recorder=trajectories)
         agents: list[Agent] = [learner]
