@@ -168,7 +168,7 @@ def _model_error_part(report: HtmlReport, figures: Mapping[str, Any] | None) -> 
     path, own = figures["exploiter_path"], figures.get("pool_path")
     report.paragraph(
         "Where the model is wrong where the exploiter goes "
-        "(<code>poolshark exploit model-error</code>): at every decision of a true player "
+        "(poolshark exploit model-error): at every decision of a true player "
         "facing a bet, in a match against the exploiter, the player's style's fold and call "
         "probabilities beside the model's at the same decision and real cards, per spot; "
         "and postflop the made-hand strength of the hands that continue (each weighted by "
