@@ -388,9 +388,12 @@ class StageRow:
     ri: float
     ri_std_error: float
 
-    def as_dict(self) -> dict[str, float | int | str]:
-        """Plain values for JSON."""
-        return dict(vars(self))
+    def as_dict(self) -> dict[str, float | int | str | None]:
+        """Plain values for JSON (no standard error, None, for a single decision)."""
+        values: dict[str, float | int | str | None] = dict(vars(self))
+        if np.isnan(self.ri_std_error):
+            values["ri_std_error"] = None
+        return values
 
 
 def stage_table(streets: Int64s, errors: list[SpotErrors]) -> list[StageRow]:
