@@ -4,18 +4,23 @@ determinism, and no improvement for a policy that already takes the best option.
 
 from __future__ import annotations
 
+import json
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
+from typer.testing import CliRunner
 
 from poolshark.agents.protocol import Decisions
 from poolshark.cards.card import parse_cards
 from poolshark.cards.evaluator import evaluate_indices
+from poolshark.cli import app
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.kernel import LOG_MOVE, LOG_SEAT, LOG_STREET
 from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.agent import save_model
 from poolshark.limitnet.rollout_improvement import (
     Policy,
     Spot,
@@ -205,3 +210,26 @@ def test_no_improvement_when_the_policy_takes_the_best_option() -> None:
     assert errors.ri == pytest.approx(0.0)
     assert errors.sample == pytest.approx(0.0)
     assert errors.best == pytest.approx(10.0)
+
+
+def test_the_cli_prints_a_stage_table_and_json(tmp_path: Path) -> None:
+    path = tmp_path / "limitnet.pt"
+    save_model(ActionFunction(seed=2), path)
+    runner = CliRunner()
+    args = ["limit", "ri", str(path), "--decisions", "4", "--rollouts", "10", "--seats", "3"]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    overall = figures["stages"][-1]
+    assert overall["stage"] == "overall"
+    assert overall["decisions"] + figures["skipped"] == 4
+    assert overall["sample"] == pytest.approx(overall["lfo"] + overall["ri"])
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.output
+    assert "RI error" in text.stdout
+    bad = runner.invoke(app, ["limit", "ri", str(path), "--rollouts", "5"])
+    assert bad.exit_code == 2
+    assert "at least 10 rollouts" in bad.output
+    missing = runner.invoke(app, ["limit", "ri", str(tmp_path / "none.pt")])
+    assert missing.exit_code == 2
+    assert "no checkpoint file" in missing.output
