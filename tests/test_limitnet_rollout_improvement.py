@@ -29,7 +29,9 @@ from poolshark.limitnet.rollout_improvement import (
     fold_errors,
     network_policy,
     play_rollouts,
+    policy_draws,
     record_spots,
+    reference_rollouts,
     sample_errors,
 )
 from poolshark.limitnet.train import limit_game
@@ -163,6 +165,22 @@ def test_every_option_sees_the_same_cards() -> None:
         assert all(len(set(row.tolist())) == row.size for row in expected)
         if sample.legal[0]:
             assert np.unique(sample.returns[:, 0]).size == 1  # a fold's loss is what is in
+
+
+def test_the_batch_matches_the_readable_reference() -> None:
+    config = limit_game(4)
+    policy = network_policy(ActionFunction(seed=4))
+    rng = np.random.default_rng(9)
+    spots = record_spots(config, policy, 3, rng)
+    deals = [draw_unseen(spot, 5, rng) for spot in spots]
+    uniforms = rng.random((5 * len(spots), policy_draws(config)))
+    samples = play_rollouts(config, policy, spots, deals, rng, uniforms)
+    for k, (sample, (holes, boards)) in enumerate(zip(samples, deals, strict=True)):
+        own = uniforms[5 * k : 5 * (k + 1)]
+        weights, returns = reference_rollouts(config, policy, sample.spot, holes, boards, own)
+        np.testing.assert_allclose(sample.weights, weights, rtol=1e-6)
+        np.testing.assert_array_equal(sample.returns, returns)
+    assert any((sample.weights < 1).any() for sample in samples)  # opponents' actions weigh
 
 
 def test_leave_fold_out_uses_held_out_folds() -> None:

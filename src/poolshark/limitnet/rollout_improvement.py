@@ -199,6 +199,12 @@ def _drive(batch: BatchedTables, plan: _Plan, policy: Policy, rng: np.random.Gen
         batch.step(moves, amounts)
 
 
+def policy_draws(config: GameConfig) -> int:
+    """Uniform numbers kept per deal for the policy's choices after the decision (the most
+    decisions a hand can take; reused cyclically in a game without a cap)."""
+    return config.most_decisions or 256
+
+
 def legal_options(config: GameConfig, spot: Spot) -> Bools:
     """Which of fold, call, raise the actor may take at ``spot`` (replayed on one table)."""
     table = BatchedTables(config, 1)
@@ -221,10 +227,12 @@ def play_rollouts(
     spots: list[Spot],
     deals: list[tuple[Int64s, Int64s]],
     rng: np.random.Generator,
+    uniforms: Floats | None = None,
 ) -> list[RolloutSample]:
     """Play every legal option of each spot from each of its deals (hole cards (K, seats, 2)
     and boards (K, 5)): one engine batch, one table per (spot, deal, option), the same cards
-    and the same policy random numbers for every option of a deal."""
+    and the same policy random numbers for every option of a deal (row ``d`` of ``uniforms``,
+    (all deals, :func:`policy_draws`), for the spots' deals in order; drawn when None)."""
     options = [np.flatnonzero(legal_options(config, spot)) for spot in spots]
     counts = [deal[0].shape[0] * o.size for deal, o in zip(deals, options, strict=True)]
     tables = sum(counts)
@@ -267,7 +275,7 @@ def play_rollouts(
         option=joined["option"],
         actor=joined["actor"],
         draw=np.concatenate(draw_of),
-        uniforms=rng.random((first_draw, config.most_decisions or 256)),
+        uniforms=rng.random((first_draw, policy_draws(config))) if uniforms is None else uniforms,
     )
     log_likelihood = _drive(batch, plan, policy, rng)
     samples = []
@@ -290,6 +298,60 @@ def play_rollouts(
         )
         row += count
     return samples
+
+
+def _ask(table: BatchedTables, policy: Policy, rng: np.random.Generator) -> Floats:
+    """The policy's probabilities for the player to act at a one-table batch."""
+    legal = table.legal()
+    at = np.zeros(1, dtype=np.int64)
+    chances: Floats = policy(Decisions(table, at, legal.to_act[:1], at, legal, rng))[0]
+    return chances
+
+
+def reference_rollouts(
+    config: GameConfig,
+    policy: Policy,
+    spot: Spot,
+    holes: Int64s,
+    boards: Int64s,
+    uniforms: Floats,
+) -> tuple[Floats, Floats]:
+    """The readable twin of :func:`play_rollouts` for one spot: one deal and one option at a
+    time on a one-table batch. Returns the deals' weights (K,) and returns (K, 3)."""
+    rng = np.random.default_rng(0)
+    options = np.flatnonzero(legal_options(config, spot)).tolist()
+    rollouts = holes.shape[0]
+    likelihood = np.ones(rollouts)
+    returns = np.full((rollouts, 3), np.nan)
+    for deal in range(rollouts):
+        for option in options:
+            table = BatchedTables(config, 1)
+            table.reset(
+                [0],
+                stacks=spot.stacks,
+                buttons=[spot.button],
+                hole_cards=holes[deal][None],
+                boards=boards[deal][None],
+            )
+            chance = 1.0
+            for seat, move, amount in spot.prefix[:, [LOG_SEAT, LOG_MOVE, LOG_AMOUNT]].tolist():
+                if seat != spot.actor:
+                    chance *= float(_ask(table, policy, rng)[move])
+                table.step([move], [amount])
+            likelihood[deal] = chance
+            table.step([option], [table.legal().min_raise_to[0]])
+            taken = 0
+            while not table.done[0]:
+                chances = _ask(table, policy, rng)
+                cumulative = np.cumsum(chances)
+                target = uniforms[deal, taken % uniforms.shape[1]] * cumulative[-1]
+                move = min(int((cumulative <= target).sum()), int(np.flatnonzero(chances)[-1]))
+                table.step([move], [table.legal().min_raise_to[0]])
+                taken += 1
+            returns[deal, option] = table.net[0, spot.actor]
+    top = likelihood.max()
+    weights: Floats = likelihood / top if top > 0 else likelihood
+    return weights, returns
 
 
 def fold_errors(weights: Floats, returns: Floats, policy: Floats, folds: int = FOLDS) -> SpotErrors:
@@ -345,7 +407,6 @@ def record_spots(
     batch = BatchedTables(config, hands, seed=int(rng.integers(2**63)))
     buttons = np.arange(hands) % config.seats
     batch.reset(np.arange(hands), stacks=stacks, buttons=buttons)
-    most = config.most_decisions or 256
     plan = _Plan(
         prefix_moves=np.zeros((hands, 1), dtype=np.int64),
         prefix_amounts=np.zeros((hands, 1), dtype=np.int64),
@@ -353,7 +414,7 @@ def record_spots(
         option=np.zeros(hands, dtype=np.int64),
         actor=np.full(hands, -1, dtype=np.int64),
         draw=np.arange(hands),
-        uniforms=rng.random((hands, most)),
+        uniforms=rng.random((hands, policy_draws(config))),
     )
     _drive(batch, plan, policy, rng)
     spots = []
