@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from poolshark.agents.protocol import Decisions
 from poolshark.engine.batched import BatchedTables
@@ -512,7 +511,6 @@ def evaluate(
             f" got {decisions} decisions and {rollouts} rollouts"
         )
     rng = np.random.default_rng(seed)
-    torch.manual_seed(seed)
     spots = record_spots(config, policy, decisions, rng)
     errors: list[SpotErrors] = []
     streets: list[int] = []
