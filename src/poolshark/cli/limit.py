@@ -466,7 +466,10 @@ def ri_command(
     table.add_row("sample error", *(f"{row.sample:.3f}" for row in result.rows))
     table.add_row("LFO error", *(f"{row.lfo:.3f}" for row in result.rows))
     table.add_row("RI error", *(f"{row.ri:.3f}" for row in result.rows))
-    table.add_row("std. error of RI", *(f"{row.ri_std_error:.3f}" for row in result.rows))
+    table.add_row(
+        "std. error of RI",
+        *("-" if row.decisions < 2 else f"{row.ri_std_error:.3f}" for row in result.rows),
+    )
     console.print(table)
     if result.skipped:
         errors.print(f"{result.skipped} decision(s) had no draw consistent with the actions")
