@@ -1,6 +1,6 @@
 """``poolshark limit``: fixed-limit hold'em: the heads-up gauntlet of every pairing, local best
 response against a solved abstraction, HaRDBot's corpus, and the multi-player network
-player's training (``train``)."""
+player's training (``train``) and rollout-improvement evaluation (``ri``)."""
 
 from __future__ import annotations
 
@@ -384,3 +384,92 @@ def train_command(
             f"{name} against {against}: {rate['sb_per_hand']:+.3f} sb/hand "
             f"[{low:+.3f}, {high:+.3f}]"
         )
+
+
+@app.command("ri")
+def ri_command(
+    checkpoint: Annotated[
+        Path,
+        typer.Argument(help="A network player's checkpoint (limitnet.pt).", show_default=False),
+    ],
+    decisions: Annotated[
+        int, typer.Option("--decisions", "-n", help="Decisions frozen (one per self-play hand).")
+    ] = 200,
+    rollouts: Annotated[
+        int, typer.Option("--rollouts", "-k", help="Redrawn deals per decision and option.")
+    ] = 100,
+    seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
+    folds: Annotated[int, typer.Option(help="Folds of the leave-fraction-out estimate.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of the hands, draws and playouts.")] = 0,
+    threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
+    json_output: JsonFlag = False,
+) -> None:
+    """Rollout improvement (seed 003, Table 5-1): freeze decisions of the player's self-play,
+    redraw the unseen cards weighted by the opponents' earlier actions, play every option out
+    with the player's policy, and print the sample, leave-fraction-out and rollout-improvement
+    errors by stage, in chips (bets 2/2/4/4)."""
+    import torch  # lazy: torch, CLI start
+
+    from poolshark.limitnet.agent import load_model  # lazy: torch, CLI start
+    from poolshark.limitnet.rollout_improvement import (  # lazy: torch, CLI start
+        evaluate,
+        network_policy,
+    )
+    from poolshark.limitnet.train import limit_game  # lazy: torch, CLI start
+
+    with user_errors():
+        if not checkpoint.is_file():
+            raise ValueError(f"no checkpoint file {str(checkpoint)!r}")
+        if not 2 <= seats <= 10:
+            raise ValueError(f"seats must be 2-10, got {seats}")
+        if folds < 2:
+            raise ValueError(f"folds must be at least 2, got {folds}")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        torch.set_num_threads(threads)
+        model = load_model(checkpoint)
+        with progress_bar(json_output, transient=True) as bar:
+            task = bar.add_task("decisions", total=decisions)
+            result = evaluate(
+                limit_game(seats),
+                network_policy(model),
+                decisions,
+                rollouts,
+                seed,
+                folds=folds,
+                progress=lambda done: bar.update(task, completed=done),
+            )
+    rows = [row.as_dict() for row in result.rows]
+    if json_output:
+        print_json(
+            {
+                "checkpoint": str(checkpoint),
+                "decisions": decisions,
+                "rollouts": rollouts,
+                "seats": seats,
+                "folds": folds,
+                "seed": seed,
+                "skipped": result.skipped,
+                "unit": "chips (blinds 1/2, bets 2/2/4/4)",
+                "stages": rows,
+            }
+        )
+        return
+    table = Table(
+        title=f"rollout errors of {checkpoint} in chips ({decisions} decisions, {rollouts} deals)",
+        title_justify="left",
+    )
+    table.add_column("")
+    for row in result.rows:
+        table.add_column(row.stage, justify="right")
+    table.add_row("% of decisions", *(f"{100 * row.share:.0f}%" for row in result.rows))
+    table.add_row("sample error", *(f"{row.sample:.3f}" for row in result.rows))
+    table.add_row("LFO error", *(f"{row.lfo:.3f}" for row in result.rows))
+    table.add_row("RI error", *(f"{row.ri:.3f}" for row in result.rows))
+    table.add_row(
+        "std. error of RI",
+        *("-" if row.decisions < 2 else f"{row.ri_std_error:.3f}" for row in result.rows),
+    )
+    console.print(table)
+    if result.skipped:
+        errors.print(f"{result.skipped} decision(s) had no draw consistent with the actions")
