@@ -310,12 +310,15 @@ def train_command(
         str, typer.Option(help="Evaluate the start and the end against this agent spec.")
     ] = "station",
     eval_hands: Annotated[int, typer.Option(help="Table-hands of each evaluation.")] = 2000,
+    threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
 ) -> None:
     """Train the thesis's network player by REINFORCE per deal (no critic): self-play, or a
     best response against frozen seats; then play the starting and the trained player
     against AGAINST (one seat each, the rest AGAINST) on the same deals, in small bets per
     hand with 95% intervals."""
+    import torch  # lazy: torch, CLI start
+
     from poolshark.limitnet.action_function import ActionFunction  # lazy: torch, CLI start
     from poolshark.limitnet.agent import LimitNetAgent  # lazy: torch, CLI start
     from poolshark.limitnet.train import (  # lazy: torch, CLI start
@@ -328,6 +331,9 @@ def train_command(
     with user_errors():
         if mode not in set(Mode):
             raise ValueError(f"mode must be self-play or best-response, got {mode!r}")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        torch.set_num_threads(threads)
         config = TrainConfig(
             mode=Mode(mode),
             seats=seats,

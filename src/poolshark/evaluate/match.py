@@ -92,7 +92,7 @@ Bools = npt.NDArray[np.bool_]
 
 
 Z95 = 1.959963984540054
-MAX_ACTIONS = 256  # per hand; a longer raising war is refused (MatchError)
+MAX_ACTIONS = 256  # per hand; a longer no-limit raising war is refused (MatchError)
 ESTIMATOR = (
     "mean over independent deals of each agent's chips per seat-hand (summed over its seats "
     "and, in duplicate mode, averaged over a deal's replays), in big blinds x 100; "
