@@ -15,7 +15,7 @@ figures last; a stage whose file exists is skipped, so a killed run started agai
 at the first unfinished stage. A finished stage's caches (the population models' training
 rows, which only resuming that stage reads) are deleted unless ``keep_caches`` is set.
 Sizes come from :class:`PipelineConfig` (TOML keys of the same names); the defaults fit
-about 30 minutes on a 2-core CPU.
+about an hour on a 2-core CPU.
 """
 
 from __future__ import annotations
