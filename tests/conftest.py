@@ -1,9 +1,11 @@
-"""Shared fixtures: the exact preflop matrices, loaded (or built once) per test session, and
-the per-seed evaluation records the headline and pipeline tests share."""
+"""Shared fixtures: the exact preflop matrices, loaded (or built once) per test session, a
+tiny population model trained once per session, and the per-seed evaluation records the
+headline and pipeline tests share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,31 @@ from poolshark.equity.matrix import PreflopMatrices, preflop_matrices
 def preflop() -> PreflopMatrices:
     """The exact 1326x1326 win/tie matrices from the user cache (built there if missing)."""
     return preflop_matrices()
+
+
+@pytest.fixture(scope="session")
+def tiny_population_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small population model (``best.pt``) trained briefly on 600 micro-zoom hands."""
+    from poolshark.population.train import (  # lazy: only the model tests train one
+        PopulationTrainConfig,
+        train_population,
+    )
+
+    config = PopulationTrainConfig(
+        pool="micro-zoom",
+        hands=600,
+        ranges="none",
+        out=tmp_path_factory.mktemp("tiny-population") / "model",
+        width=32,
+        depth=1,
+        class_embedding=4,
+        opponent_width=8,
+        epochs=2,
+        batch_size=128,
+        learning_rate=0.005,
+        threads=1,
+    )
+    return Path(train_population(config).best_checkpoint)
 
 
 SeedRecords = Callable[..., list[dict[str, Any]]]

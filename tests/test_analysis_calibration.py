@@ -147,26 +147,9 @@ def test_kl_is_zero_only_on_agreement() -> None:
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small population model trained briefly on 600 micro-zoom hands."""
-    from poolshark.population.train import PopulationTrainConfig, train_population
-
-    out = tmp_path_factory.mktemp("calibration") / "model"
-    config = PopulationTrainConfig(
-        pool="micro-zoom",
-        hands=600,
-        ranges="none",
-        out=out,
-        width=32,
-        depth=1,
-        class_embedding=4,
-        opponent_width=8,
-        epochs=2,
-        batch_size=128,
-        learning_rate=0.005,
-        threads=1,
-    )
-    return Path(train_population(config).best_checkpoint)
+def tiny_model(tiny_population_model: Path) -> Path:
+    """The session's tiny population model (``conftest.py``)."""
+    return tiny_population_model
 
 
 @pytest.fixture(scope="module")

@@ -89,27 +89,9 @@ def test_spots_below_the_minimum_are_left_out_and_the_largest_error_comes_first(
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small population model trained briefly on 600 micro-zoom hands."""
-    from poolshark.population.train import (  # lazy: only the model tests train one
-        PopulationTrainConfig,
-        train_population,
-    )
-
-    out = tmp_path_factory.mktemp("model-error") / "model"
-    config = PopulationTrainConfig(
-        pool="micro-zoom",
-        hands=600,
-        ranges="none",
-        out=out,
-        width=32,
-        depth=1,
-        class_embedding=4,
-        opponent_width=8,
-        epochs=2,
-        seed=0,
-    )
-    return Path(train_population(config).best_checkpoint)
+def tiny_model(tiny_population_model: Path) -> Path:
+    """The session's tiny population model (``conftest.py``)."""
+    return tiny_population_model
 
 
 def test_the_recorder_plays_exactly_as_the_pool(tiny_model: Path) -> None:
