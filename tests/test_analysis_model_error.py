@@ -4,6 +4,7 @@ is nearer the truth than an untrained one; a field without known styles is refus
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -127,3 +128,20 @@ def test_a_trained_model_is_nearer_the_truth_than_an_untrained_one(tiny_model: P
 def test_a_field_whose_styles_are_unknown_is_refused(tiny_model: Path) -> None:
     with pytest.raises(ModelErrorError, match="not a pool of styles"):
         model_error_of(None, str(tiny_model), "bot:station", hands=10, seed=0)
+
+
+def test_the_command_prints_json_and_refuses_a_field_without_styles(tiny_model: Path) -> None:
+    from typer.testing import CliRunner  # lazy: only the command's test runs the CLI
+
+    from poolshark.cli import app  # lazy: only the command's test runs the CLI
+
+    runner = CliRunner()
+    args = ["exploit", "model-error", "none", "--model", str(tiny_model), "--hands", "60"]
+    result = runner.invoke(app, [*args, "--pool", "micro-zoom", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["agent"] is None
+    assert figures["overall"]["decisions"] > 0
+    refused = runner.invoke(app, [*args, "--pool", "bot:station"])
+    assert refused.exit_code == 2
+    assert "not a pool of styles" in refused.output
