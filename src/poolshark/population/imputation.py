@@ -65,8 +65,8 @@ def muck_bounds(hands: HandLogs, known: Int64s, hidden: Bools) -> Int64s:
     (:func:`~poolshark.cards.evaluator.evaluate_batch`) of the best hand shown there, which
     its cards must lose to; :data:`NO_BOUND` for every other seat.
 
-    A showdown is a hand whose five board cards were dealt with a seat that never folded
-    shown and another one hidden. The main pot's winner holds the best hand at the
+    A showdown, here: the five board cards were dealt, and of the seats that never folded
+    one showed its cards and another did not. The main pot's winner holds the best hand at the
     showdown and must show it to win; a seat that wins or ties any pot must show too, so a
     hidden one holds a strictly worse hand than the best one shown. (With side pots it also
     loses its own side pots, which is not used: the bound is the main pot's.)
