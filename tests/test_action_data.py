@@ -365,21 +365,27 @@ def _one_showdown(hands):  # type: ignore[no-untyped-def]
     return hand, seat, int(bounds[hand, seat]), known[hand], needed[hand]
 
 
-def test_a_mucked_seat_follows_its_range_restricted_to_losing_hands(hands) -> None:  # type: ignore[no-untyped-def]
-    hand, seat, bound, known, needed = _one_showdown(hands)
-    copies = 6000
-    table = _one_hand_many_times(hands, hand, copies)
-    rng = np.random.default_rng(5)
-    weights = rng.random(N_COMBOS) ** 4
+def _impute_one_mucked_seat(hands, showdown, copies: int, weights, rng):  # type: ignore[no-untyped-def]
+    """``copies`` imputations of the showdown's mucked seat alone, from a fixed range."""
+    hand, seat, _, known, needed = showdown
     one_hidden = np.zeros_like(needed)
     one_hidden[seat] = True
-    drawn = impute_hole_cards(
-        table,
+    return impute_hole_cards(
+        _one_hand_many_times(hands, hand, copies),
         np.broadcast_to(known, (copies, *known.shape)),
         np.broadcast_to(one_hidden, (copies, *needed.shape)),
         FixedRanges(weights),
         rng,
     )
+
+
+def test_a_mucked_seat_follows_its_range_restricted_to_losing_hands(hands) -> None:  # type: ignore[no-untyped-def]
+    showdown = _one_showdown(hands)
+    hand, seat, bound, known, _ = showdown
+    copies = 6000
+    rng = np.random.default_rng(5)
+    weights = rng.random(N_COMBOS) ** 4
+    drawn = _impute_one_mucked_seat(hands, showdown, copies, weights, rng)
     assert drawn.mucked == copies
     dead = set(hands.boards[hand].tolist()) | set(known[known >= 0].tolist())
     blocked = np.array([bool(set(COMBO_CARDS[c].tolist()) & dead) for c in range(N_COMBOS)])
@@ -397,19 +403,12 @@ def test_a_mucked_seat_follows_its_range_restricted_to_losing_hands(hands) -> No
 
 
 def test_a_range_without_a_losing_hand_falls_back_to_the_deals_losing_hands(hands) -> None:  # type: ignore[no-untyped-def]
-    hand, seat, bound, known, needed = _one_showdown(hands)
+    showdown = _one_showdown(hands)
+    hand, seat, bound, _, _ = showdown
     copies = 200
-    table = _one_hand_many_times(hands, hand, copies)
     losing = losing_combos(hands.boards[hand].astype(np.int64), bound)
-    one_hidden = np.zeros_like(needed)
-    one_hidden[seat] = True
-    drawn = impute_hole_cards(
-        table,
-        np.broadcast_to(known, (copies, *known.shape)),
-        np.broadcast_to(one_hidden, (copies, *needed.shape)),
-        FixedRanges((~losing).astype(np.float64)),  # only hands that would have won
-        np.random.default_rng(6),
-    )
+    winning = (~losing).astype(np.float64)  # only hands that would have won
+    drawn = _impute_one_mucked_seat(hands, showdown, copies, winning, np.random.default_rng(6))
     assert drawn.muck_fallbacks == copies
     combos = COMBO_INDEX[drawn.holes[:, seat, 0], drawn.holes[:, seat, 1]]
     assert losing[combos].all()
