@@ -300,6 +300,20 @@ def train_command(
             "frozen copy of the starting network)."
         ),
     ] = None,
+    objective: Annotated[
+        str,
+        typer.Option(
+            help="Best response: maximise the mean result, the Sharpe ratio (sharpe) or the "
+            "gambler's-ruin ratio (gamblers-ruin), seed 003 section 6.5.1."
+        ),
+    ] = "mean",
+    init: Annotated[
+        Path | None,
+        typer.Option(
+            help="Start from this network player's checkpoint (limitnet.pt, e.g. a fitted "
+            "opponent model) instead of fresh weights."
+        ),
+    ] = None,
     seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
     updates: Annotated[int, typer.Option(help="Gradient steps.")] = 200,
     tables: Annotated[int, typer.Option(help="Hands dealt per update.")] = 64,
@@ -314,15 +328,17 @@ def train_command(
     json_output: JsonFlag = False,
 ) -> None:
     """Train the thesis's network player by REINFORCE per deal (no critic): self-play, or a
-    best response against frozen seats; then play the starting and the trained player
+    best response against frozen seats (aiming at the mean, Sharpe or gambler's-ruin ratio;
+    starting from fresh weights or INIT's); then play the starting and the trained player
     against AGAINST (one seat each, the rest AGAINST) on the same deals, in small bets per
     hand with 95% intervals."""
     import torch  # lazy: torch, CLI start
 
     from poolshark.limitnet.action_function import ActionFunction  # lazy: torch, CLI start
-    from poolshark.limitnet.agent import LimitNetAgent  # lazy: torch, CLI start
+    from poolshark.limitnet.agent import LimitNetAgent, load_model  # lazy: torch, CLI start
     from poolshark.limitnet.train import (  # lazy: torch, CLI start
         Mode,
+        Objective,
         TrainConfig,
         Trainer,
         summary,
@@ -331,9 +347,12 @@ def train_command(
     with user_errors():
         if mode not in set(Mode):
             raise ValueError(f"mode must be self-play or best-response, got {mode!r}")
+        if objective not in set(Objective):
+            raise ValueError(f"objective must be mean, sharpe or gamblers-ruin, got {objective!r}")
         if threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         torch.set_num_threads(threads)
+        start = load_model(init) if init is not None else None
         config = TrainConfig(
             mode=Mode(mode),
             seats=seats,
@@ -341,13 +360,17 @@ def train_command(
             tables=tables,
             learning_rate=learning_rate,
             seed=seed,
+            objective=Objective(objective),
+            init=init,
+            **({} if start is None else {"outcome_states": start.outcome_states}),
         )
         frozen = load_agent(opponent) if opponent is not None else None
         load_agent(against)
         trainer = Trainer(config, frozen)
         if resume:
             trainer.resume(out)
-        start = ActionFunction(config.outcome_states, seed=config.seed)
+        if start is None:
+            start = ActionFunction(config.outcome_states, seed=config.seed)
         with progress_bar(json_output, transient=True) as bar:
             task = bar.add_task("updates", total=config.updates, completed=trainer.update)
             history = trainer.run(out, progress=lambda _: bar.advance(task))

@@ -9,9 +9,18 @@ results sum to zero); the best response uses reinforcement comparison, ``b`` a r
 mean of its results (a number, not a critic). Adam takes the step, the gradient's norm
 clipped at 10.
 
+A best response can aim at a risk-adjusted target instead of the mean result (seed 003,
+section 6.5.1): the Sharpe ratio ``mu / sigma`` or the gambler's-ruin ratio
+``mu / sigma^2``. Each learner reward ``x`` is then replaced by ``x - c x^2``
+(:func:`shaped_rewards`), the change in the ratio from a small step of the first two
+moments about zero towards ``x`` (up to a positive factor), with the moments running
+averages of the learner's results; the baseline tracks the mean shaped reward. A run can
+also start from a fitted network player (``init``) instead of fresh weights.
+
 Runs are seeded (a fresh engine batch and agent streams per update, drawn from the seed
 and the update number) and resumable: ``last.pt`` holds the weights, the optimizer, the
-baseline and the update count, so a resumed run gives the weights a straight run does.
+baseline, the running moments and the update count, so a resumed run gives the weights a
+straight run does.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from poolshark.limitnet.agent import (
     DecisionInputs,
     LimitNetAgent,
     checkpoint_payload,
+    load_model,
     model_from_payload,
 )
 from poolshark.play.loop import PlayLoop, match_game
@@ -59,6 +69,34 @@ class Mode(StrEnum):
     BEST_RESPONSE = "best-response"
 
 
+class Objective(StrEnum):
+    """What a best response maximises (seed 003, section 6.5.1): its mean result, the
+    Sharpe ratio ``mu / sigma``, or the gambler's-ruin ratio ``mu / sigma^2``."""
+
+    MEAN = "mean"
+    SHARPE = "sharpe"
+    GAMBLERS_RUIN = "gamblers-ruin"
+
+
+def shaped_rewards(results: Floats, m1: float, m2: float, objective: Objective) -> Floats:
+    """The rewards ``x - c x^2`` whose mean over a sample is, up to a positive factor and a
+    constant, the change in ``objective`` when the moments ``m1 = E[x]``, ``m2 = E[x^2]``
+    take a small step towards that sample's (so REINFORCE on them climbs the ratio).
+
+    Sharpe ``S = m1 / sqrt(m2 - m1^2)``: ``dS/dm1 = m2 / sigma^3``,
+    ``dS/dm2 = -m1 / (2 sigma^3)``, so ``c = m1 / (2 m2)``. Gambler's ruin
+    ``G = m1 / (m2 - m1^2)``: ``dG/dm1 = (m2 + m1^2) / sigma^4``, ``dG/dm2 = -m1 / sigma^4``,
+    so ``c = m1 / (m2 + m1^2)``. The mean leaves ``x`` as it is. With ``m1 > 0`` the
+    quadratic term penalises risk, with ``m1 < 0`` it rewards it, at ``m1 = 0`` it is nil;
+    with ``m2 = 0`` (every result nil so far) ``c`` is taken as 0."""
+    x = np.asarray(results, dtype=np.float64)
+    if objective is Objective.MEAN:
+        return x.copy()
+    denominator = 2 * m2 if objective is Objective.SHARPE else m2 + m1 * m1
+    c = m1 / denominator if denominator > 0 else 0.0
+    return x - c * x * x
+
+
 class TrainConfig(BaseModel):
     """A run's settings (validated). Chips: blinds 1/2, bets 2/2/4/4, four bets a round
     (uncapped heads-up unless ``cap_heads_up``)."""
@@ -76,6 +114,12 @@ class TrainConfig(BaseModel):
     cap_heads_up: bool = False
     seed: int = 0
     checkpoint_every: int = Field(25, ge=1)
+    objective: Objective = Field(
+        Objective.MEAN, description="A best response's target; self-play takes only the mean."
+    )
+    init: Path | None = Field(
+        None, description="A network player's checkpoint (limitnet.pt) to start from."
+    )
 
 
 def limit_game(seats: int, cap_heads_up: bool = False) -> GameConfig:
@@ -157,20 +201,43 @@ class _DealFace:
 
 class Trainer:
     """A REINFORCE run (see the module docstring); ``opponent`` plays the frozen seats of a
-    best response (default: a frozen copy of the starting network)."""
+    best response (default: a frozen copy of the starting network, ``config.init``'s
+    weights when given)."""
 
     def __init__(self, config: TrainConfig, opponent: Agent | None = None) -> None:
+        if config.mode is Mode.SELF_PLAY and config.objective is not Objective.MEAN:
+            raise TrainError(
+                f"the {config.objective} objective needs a best response: self-play's "
+                "zero-sum results take only the mean"
+            )
         self.config = config
         torch.manual_seed(config.seed)
-        self.model = ActionFunction(config.outcome_states, seed=config.seed)
+        self.model = self._starting_model()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate)
         self.update = 0
         self.baseline = 0.0
+        self.moments: tuple[float, float] | None = None  # running (E[x], E[x^2]) of results
         self.history: list[UpdateStats] = []
         if config.mode is Mode.BEST_RESPONSE and opponent is None:
             opponent = LimitNetAgent(copy.deepcopy(self.model))
         self.opponent = opponent
         self.game = limit_game(config.seats, config.cap_heads_up)
+
+    def _starting_model(self) -> ActionFunction:
+        """Fresh weights from the seed, or ``config.init``'s (whose sizes must match)."""
+        config = self.config
+        if config.init is None:
+            return ActionFunction(config.outcome_states, seed=config.seed)
+        try:
+            model = load_model(config.init)
+        except (ValueError, RuntimeError) as error:  # missing, another kind, bad weights
+            raise TrainError(f"cannot start from {config.init}: {error}") from error
+        if model.outcome_states != config.outcome_states:
+            raise TrainError(
+                f"{config.init} has {model.outcome_states} outcome states, the run "
+                f"{config.outcome_states}"
+            )
+        return model
 
     # -- one update ---------------------------------------------------------------------------
 
@@ -216,9 +283,7 @@ class Trainer:
         if self.config.mode is Mode.BEST_RESPONSE:
             results = won[np.arange(won.shape[0]), learner_seat]
             mean_result = float(results.mean())
-            advantage = rewards - self.baseline
-            decay = self.config.baseline_decay
-            self.baseline = decay * self.baseline + (1 - decay) * mean_result
+            advantage = self._shape(rewards, results)
         else:
             mean_result = float(won.mean())
             advantage = rewards
@@ -243,6 +308,26 @@ class Trainer:
             seconds=time.perf_counter() - start,
         )
         return self._book(stats)
+
+    def _shape(self, rewards: Floats, results: Floats) -> Floats:
+        """A best response's advantages: the decisions' rewards shaped by the objective at
+        the running moments, less the baseline; then the baseline (the mean shaped result)
+        and the moments take this update's hands, with the same decay. The moments start
+        at the first update's own."""
+        decay = self.config.baseline_decay
+        batch = (float(results.mean()), float((results * results).mean()))
+        if self.moments is None:
+            self.moments = batch
+        m1, m2 = self.moments
+        objective = self.config.objective
+        advantage = shaped_rewards(rewards, m1, m2, objective) - self.baseline
+        shaped_mean = float(shaped_rewards(results, m1, m2, objective).mean())
+        self.baseline = decay * self.baseline + (1 - decay) * shaped_mean
+        self.moments = (
+            decay * m1 + (1 - decay) * batch[0],
+            decay * m2 + (1 - decay) * batch[1],
+        )
+        return advantage
 
     def _book(self, stats: UpdateStats) -> UpdateStats:
         self.update += 1
@@ -278,6 +363,7 @@ class Trainer:
                 "optimizer": self.optimizer.state_dict(),
                 "update": self.update,
                 "baseline": self.baseline,
+                "moments": None if self.moments is None else list(self.moments),
                 "history": [s.as_dict() for s in self.history],
             },
             out / "last.pt",
@@ -289,7 +375,7 @@ class Trainer:
         payload = read_checkpoint_of(
             out / "last.pt", "limitnet-run", TRAIN_FORMAT, "cpu", TrainError
         )
-        saved = dict(payload["config"])
+        saved = TrainConfig.model_validate(payload["config"]).model_dump(mode="json")
         now = self.config.model_dump(mode="json")
         changed = sorted(k for k in now if k != "updates" and saved.get(k) != now[k])
         if changed:
@@ -298,6 +384,8 @@ class Trainer:
         self.optimizer.load_state_dict(payload["optimizer"])
         self.update = int(payload["update"])
         self.baseline = float(payload["baseline"])
+        moments = payload.get("moments")
+        self.moments = None if moments is None else (float(moments[0]), float(moments[1]))
         self.history = [UpdateStats(**s) for s in payload["history"]]
 
 
