@@ -10,6 +10,9 @@ Spec forms, tried in this order:
   name (``nit``, ``lag``, ``maniac``, ``zoom-reg``) works too, except ``tag`` and
   ``station``, which name the bots (their styles are ``style:tag``, ``style:station``);
 * ``pool:NAME``: a shipped pool, every seat a random player of it;
+* ``limit:NAME`` or ``limit:pool``: one scripted fixed-limit style (``rock``,
+  ``weak-tight``, ``fish``, ``tag``, ``maniac``) or their synthetic population mix
+  (``agents.limit_styles``; fixed-limit hold'em only);
 * ``switch:A,B[,...][@P]``: plays one of the agents A, B, ... at each seat, switching to
   another at each new hand with probability P (default 0.1): an opponent whose style
   changes (``agents.switching``);
@@ -51,6 +54,7 @@ from poolshark.agents.bots import (
 )
 from poolshark.agents.equilibrium import is_equilibrium_folder, load_equilibrium_agent
 from poolshark.agents.hardbot import DefaultHaRDBot, ExpertAgent, HaRDBot
+from poolshark.agents.limit_styles import LIMIT_STYLES, limit_pool_agent, limit_style_agent
 from poolshark.agents.poki import Poki
 from poolshark.agents.protocol import Agent, AgentError
 from poolshark.agents.switching import SwitchingAgent, parse_switch_spec
@@ -125,7 +129,8 @@ def agent_help() -> str:
         f"random, station, tag, poki, vexbot, hardbot (its corpus in the cache folder; "
         f"hardbot:CORPUS.parquet) and expert (heads-up fixed-limit), "
         f"a style ({styles}; style:NAME or style:FILE.toml), "
-        f"pool:NAME ({pools}), switch:A,B[@P] (switches between agents), "
+        f"pool:NAME ({pools}), limit:NAME or limit:pool (fixed-limit styles: "
+        f"{', '.join(LIMIT_STYLES)}), switch:A,B[@P] (switches between agents), "
         f"a pool or lineup FILE.toml, a checkpoint FILE.pt "
         f"({' or '.join(CHECKPOINT_LOADERS)}), a solved limit folder (poolshark solve limit), "
         "or package.module:Class"
@@ -148,6 +153,9 @@ def load_agent(spec: str) -> Agent:
             return _hardbot(Path(text.removeprefix("hardbot:")))
         if text.startswith("pool:"):
             return StyleAgent.from_pool(load_pool(text.removeprefix("pool:")))
+        if text.startswith("limit:"):
+            style = text.removeprefix("limit:")
+            return limit_pool_agent() if style == "pool" else limit_style_agent(style)
         if text.endswith(".pt"):
             return load_checkpoint_agent(Path(text))
         if is_equilibrium_folder(Path(text)):
