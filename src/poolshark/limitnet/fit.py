@@ -1,0 +1,442 @@
+"""Fitting the network player's action function to recorded play with hidden cards, by
+stochastic EM (seed 003, section 6.1): impute every hidden hand from the current model,
+then raise the mean log-likelihood per decision of the actions given the cards; repeat.
+
+**Imputation** (:func:`impute`) draws each hidden line's hand from its posterior under the
+model, ``P(h | actions) ∝ P(actions | h)`` over the hands the record leaves possible (not
+on the board dealt, not shown by another player of the deal), and the deal's hidden hands
+jointly without overlap:
+
+* *Rejection sampling with a uniform proposal* for lines of at most ``rejection_decisions``
+  decisions: propose a hand uniformly, accept it with probability ``P(actions | h) ≤ 1``.
+  The acceptance is taken stage by stage (``P = Π_s P_s``, accept each factor in turn), so a
+  proposal the pre-flop actions reject costs only a table lookup (pre-flop card features
+  depend on the hole cards alone) and flop features are computed only for survivors.
+  Proposals are batched (``proposals`` per line per round); a line not accepted after
+  ``rounds`` rounds is enumerated (exact too, just slower).
+* *Full enumeration* of the 1,326 hands for longer lines: their likelihood is small for
+  almost every hand, so rejection would stall (the thesis's switch at six decisions).
+* *Two stages*: every hidden line is drawn alone first, then each deal's draws are checked
+  for a card held twice; a deal with an overlap has all its hidden lines drawn again. This
+  is exact for the joint posterior ``Π_i P(a_i | h_i) 1[no overlap]``.
+
+Approximation: the hands of players who never acted (the big blind in a walk) and the
+undealt board are not drawn; they do not enter any likelihood.
+
+**Fitting** (:func:`fit`): each round imputes the training lines and takes ``epochs``
+passes of Adam over shuffled minibatches of the negative log-likelihood per decision.
+Beliefs are zeros, as the playing agent's (the observer is fitted apart). Each round reports
+the thesis's "entropy after imputation" on held-out lines (the mean negative log-likelihood
+per decision with their hidden hands imputed by the model itself), and, where the records
+know them, the same with the true hands and the true strategy's own figure (the floor).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+import torch
+from pydantic import BaseModel, ConfigDict, Field
+
+from poolshark.cards.combos import COMBO_CARDS
+from poolshark.limitnet.action_function import STAGES, ActionFunction
+from poolshark.limitnet.card_features_compiled import card_feature_batch
+from poolshark.limitnet.records import SHOWN_AT, LimitRecords
+
+Floats = npt.NDArray[np.float64]
+Int64s = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+HANDS = COMBO_CARDS.shape[0]
+CHUNK_ROWS = 200_000
+"""Decision rows per forward pass when scoring candidate hands."""
+ENUMERATION_GROUP = 32
+"""Lines whose every hand is scored in one batch (about 40,000 hands)."""
+
+
+class ImputeConfig(BaseModel):
+    """How hidden hands are drawn (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rejection_decisions: int = Field(6, ge=0)
+    proposals: int = Field(16, ge=1)
+    rounds: int = Field(40, ge=1)
+
+
+class FitConfig(BaseModel):
+    """A stochastic-EM fit's settings (validated)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rounds: int = Field(8, ge=1, description="EM rounds: impute, then fit.")
+    epochs: int = Field(2, ge=1, description="Passes over the training rows per round.")
+    batch: int = Field(4096, ge=1)
+    learning_rate: float = Field(0.01, gt=0)
+    outcome_states: int = Field(8, ge=1)
+    seed: int = 0
+    impute: ImputeConfig = ImputeConfig()
+
+
+@cache
+def _preflop_features() -> Floats:
+    """(1326, widest) card features of every hand before the flop (they ignore the board)."""
+    features = card_feature_batch(COMBO_CARDS, np.zeros((HANDS, 5), dtype=np.int64), 0)
+    features.flags.writeable = False
+    return features
+
+
+def dead_cards(records: LimitRecords) -> Bools:
+    """(L, 52) cards each line's player cannot hold by the record: the board dealt by the
+    deal's end and every hand shown in the deal (a shown line's own cards included)."""
+    dead = np.zeros((records.lines, 52), dtype=bool)
+    for k in range(5):
+        rows = np.flatnonzero(records.board_shown > k)
+        dead[rows, records.boards[rows, k]] = True
+    deals, deal_index = np.unique(records.deal, return_inverse=True)
+    shown_cards = np.zeros((deals.size, 52), dtype=bool)
+    at = np.flatnonzero(records.shown)
+    for c in range(2):
+        shown_cards[deal_index[at], records.holes[at, c]] = True
+    dead |= shown_cards[deal_index]
+    return dead
+
+
+def _stage_bounds(records: LimitRecords) -> Int64s:
+    """(L, 5) row offsets: line ``i``'s stage-``s`` decisions are rows ``[b[i, s], b[i, s+1])``
+    (stages never decrease within a line)."""
+    bounds = np.empty((records.lines, STAGES + 1), dtype=np.int64)
+    bounds[:, 0] = records.line_start[:-1]
+    for stage in range(STAGES):
+        before = np.bincount(records.line[records.stages <= stage], minlength=records.lines).astype(
+            np.int64
+        )
+        bounds[:, stage + 1] = records.line_start[:-1] + before
+    return bounds
+
+
+def stage_log_likelihoods(
+    model: ActionFunction,
+    records: LimitRecords,
+    bounds: Int64s,
+    lines: Int64s,
+    hands: Int64s,
+    stage: int,
+) -> Floats:
+    """(n,) log-probability of line ``lines[i]``'s stage-``stage`` actions had its player
+    held hand ``hands[i]`` (an index into the 1,326 combos); 0 where the line has none."""
+    first, last = bounds[lines, stage], bounds[lines, stage + 1]
+    counts = last - first
+    out = np.zeros(lines.size)
+    active = np.flatnonzero(counts > 0)
+    if active.size == 0:
+        return out
+    if stage == 0:
+        cards = _preflop_features()[hands[active]]
+    else:
+        shown = SHOWN_AT[stage]
+        cards = card_feature_batch(COMBO_CARDS[hands[active]], records.boards[lines[active]], shown)
+    per_pair = counts[active]
+    pair = np.repeat(np.arange(active.size), per_pair)
+    offsets = np.concatenate([[0], np.cumsum(per_pair)[:-1]])
+    rows = first[active][pair] + np.arange(pair.size) - np.repeat(offsets, per_pair)
+    chosen = np.zeros(pair.size)
+    for start in range(0, pair.size, CHUNK_ROWS):
+        part = slice(start, start + CHUNK_ROWS)
+        chosen[part] = _chosen_log_probabilities(model, records, rows[part], cards[pair[part]])
+    sums = np.zeros(active.size)
+    np.add.at(sums, pair, chosen)
+    out[active] = sums
+    return out
+
+
+def _chosen_log_probabilities(
+    model: ActionFunction, records: LimitRecords, rows: Int64s, cards: Floats
+) -> Floats:
+    """log P(recorded action) at decision ``rows`` with card-feature rows ``cards``."""
+    with torch.no_grad():
+        log_p = model.log_probabilities(
+            torch.from_numpy(records.stages[rows]),
+            torch.from_numpy(records.bets[rows]).float(),
+            torch.from_numpy(records.costs[rows]).float(),
+            torch.from_numpy(cards).float(),
+            torch.zeros(rows.size, model.card_types),
+            torch.from_numpy(records.legal[rows]),
+        )
+    picked = log_p[torch.arange(rows.size), torch.from_numpy(records.actions[rows])]
+    result: Floats = picked.double().numpy()
+    return result
+
+
+def line_log_likelihoods(
+    model: ActionFunction,
+    records: LimitRecords,
+    lines: Int64s,
+    hands: Int64s,
+    bounds: Int64s | None = None,
+) -> Floats:
+    """(n,) log P(line ``lines[i]``'s actions | hand ``hands[i]``), every stage."""
+    bounds = _stage_bounds(records) if bounds is None else bounds
+    return sum(
+        (stage_log_likelihoods(model, records, bounds, lines, hands, s) for s in range(STAGES)),
+        start=np.zeros(lines.size),
+    )
+
+
+def enumerate_posterior(model: ActionFunction, records: LimitRecords, line: int) -> Floats:
+    """(1326,) posterior of line ``line``'s hand under ``model``: the likelihood of its
+    actions for every hand the record leaves possible, normalized."""
+    lines = np.asarray([line], dtype=np.int64)
+    posteriors = _enumerated_posteriors(
+        model, records, _stage_bounds(records), dead_cards(records), lines
+    )
+    hands, chances = posteriors[line]
+    posterior = np.zeros(HANDS)
+    posterior[hands] = chances
+    return posterior
+
+
+@dataclass
+class ImputeStats:
+    """How the last imputation went: lines drawn each way, proposals, redrawn deals."""
+
+    hidden: int = 0
+    rejection: int = 0
+    enumerated: int = 0
+    proposals: int = 0
+    overlap_redraws: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        """Plain values for JSON."""
+        return dict(vars(self))
+
+
+def impute(
+    model: ActionFunction,
+    records: LimitRecords,
+    rng: np.random.Generator,
+    config: ImputeConfig | None = None,
+    stats: ImputeStats | None = None,
+) -> Int64s:
+    """(L, 2) a hand for every line: shown lines keep theirs, hidden ones are drawn from
+    the joint posterior under ``model`` (see the module docstring)."""
+    settings = config or ImputeConfig()
+    book = stats if stats is not None else ImputeStats()
+    start = time.perf_counter()
+    dead = dead_cards(records)
+    bounds = _stage_bounds(records)
+    holes = records.holes.copy()
+    hidden = np.flatnonzero(~records.shown)
+    book.hidden += int(hidden.size)
+    _, deal_index = np.unique(records.deal, return_inverse=True)
+    todo = hidden
+    posteriors: dict[int, tuple[Int64s, Floats]] = {}
+    while todo.size:
+        hands = _draw_alone(model, records, bounds, dead, todo, rng, settings, book, posteriors)
+        holes[todo] = COMBO_CARDS[hands]
+        clash = _overlapping_deals(deal_index, holes, hidden)
+        todo = hidden[np.isin(deal_index[hidden], clash)]
+        book.overlap_redraws += int(clash.size)
+    book.seconds += time.perf_counter() - start
+    return holes
+
+
+def _draw_alone(
+    model: ActionFunction,
+    records: LimitRecords,
+    bounds: Int64s,
+    dead: Bools,
+    lines: Int64s,
+    rng: np.random.Generator,
+    config: ImputeConfig,
+    stats: ImputeStats,
+    posteriors: dict[int, tuple[Int64s, Floats]],
+) -> Int64s:
+    """A hand for each of ``lines`` from its own posterior (no overlap check);
+    ``posteriors`` keeps the enumerated lines' posteriors for the deal's redraws."""
+    hands = np.full(lines.size, -1, dtype=np.int64)
+    short = records.line_lengths[lines] <= config.rejection_decisions
+    pending = np.flatnonzero(short)
+    for _ in range(config.rounds):
+        if pending.size == 0:
+            break
+        line = np.repeat(lines[pending], config.proposals)
+        proposal = rng.integers(0, HANDS, size=line.size)
+        stats.proposals += int(line.size)
+        alive = np.asarray(~dead[line[:, None], COMBO_CARDS[proposal]].any(axis=1))
+        for stage in range(STAGES):
+            at = np.flatnonzero(alive)
+            if at.size == 0:
+                break
+            log_l = stage_log_likelihoods(model, records, bounds, line[at], proposal[at], stage)
+            alive[at] = rng.random(at.size) < np.exp(log_l)
+        accepted = alive.reshape(pending.size, config.proposals)
+        done = accepted.any(axis=1)
+        first = accepted.argmax(axis=1)
+        picks = proposal.reshape(pending.size, config.proposals)[np.arange(pending.size), first]
+        hands[pending[done]] = picks[done]
+        stats.rejection += int(done.sum())
+        pending = pending[~done]
+    left = np.flatnonzero(hands < 0)
+    missing = [int(line) for line in lines[left] if int(line) not in posteriors]
+    for start in range(0, len(missing), ENUMERATION_GROUP):
+        group = np.asarray(missing[start : start + ENUMERATION_GROUP], dtype=np.int64)
+        posteriors.update(_enumerated_posteriors(model, records, bounds, dead, group))
+    for k in left.tolist():
+        possible, chances = posteriors[int(lines[k])]
+        hands[k] = possible[rng.choice(possible.size, p=chances)]
+        stats.enumerated += 1
+    return hands
+
+
+def _enumerated_posteriors(
+    model: ActionFunction, records: LimitRecords, bounds: Int64s, dead: Bools, lines: Int64s
+) -> dict[int, tuple[Int64s, Floats]]:
+    """Line -> (possible hands, posterior) for ``lines``, every hand scored in one batch."""
+    possible = [np.flatnonzero(~dead[line][COMBO_CARDS].any(axis=1)) for line in lines]
+    counts = np.asarray([p.size for p in possible])
+    log_l = line_log_likelihoods(
+        model, records, np.repeat(lines, counts), np.concatenate(possible), bounds
+    )
+    result: dict[int, tuple[Int64s, Floats]] = {}
+    for line, hands, part in zip(
+        lines.tolist(), possible, np.split(log_l, np.cumsum(counts)[:-1]), strict=True
+    ):
+        weights = np.exp(part - part.max())
+        result[line] = (hands, weights / weights.sum())
+    return result
+
+
+def _overlapping_deals(deal_index: Int64s, holes: Int64s, hidden: Int64s) -> Int64s:
+    """Deals where a card is held twice (by two hidden draws, or a draw and a shown hand)."""
+    counts = np.zeros((int(deal_index.max()) + 1 if deal_index.size else 0, 52), np.int64)
+    np.add.at(counts, (np.repeat(deal_index, 2), holes.ravel()), 1)
+    clash = np.flatnonzero((counts > 1).any(axis=1))
+    return clash[np.isin(clash, deal_index[hidden])]
+
+
+def decision_cards(records: LimitRecords, holes: Int64s) -> Floats:
+    """(D, widest) card features of every decision for the lines' hands ``holes``."""
+    line = records.line
+    return card_feature_batch(holes[line], records.boards[line], SHOWN_AT[records.stages])
+
+
+def mean_nll(model: ActionFunction, records: LimitRecords, cards: Floats) -> float:
+    """Mean negative log-likelihood per decision of the recorded actions."""
+    rows = np.arange(records.decisions)
+    total = 0.0
+    for start in range(0, rows.size, CHUNK_ROWS):
+        part = rows[start : start + CHUNK_ROWS]
+        total -= float(_chosen_log_probabilities(model, records, part, cards[part]).sum())
+    return total / max(records.decisions, 1)
+
+
+def truth_nll(records: LimitRecords) -> float | None:
+    """The recorded players' own strategies' mean negative log-likelihood per decision
+    (None when the records do not know them)."""
+    if records.decisions == 0 or np.isnan(records.truth).any():
+        return None
+    chosen = records.truth[np.arange(records.decisions), records.actions]
+    return float(-np.log(np.maximum(chosen, 1e-300)).mean())
+
+
+@dataclass
+class RoundStats:
+    """One EM round: the training fit and the held-out figures (nats per decision)."""
+
+    round: int
+    train_nll: float
+    holdout_imputed_nll: float | None
+    holdout_true_nll: float | None
+    impute: dict[str, float | int]
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values for JSON."""
+        return dict(vars(self))
+
+
+@dataclass
+class FitResult:
+    """The fitted model and its history; ``holdout_truth_nll`` is the floor."""
+
+    model: ActionFunction
+    history: list[RoundStats] = field(default_factory=list)
+    holdout_truth_nll: float | None = None
+    start_holdout_imputed_nll: float | None = None
+
+
+def fit(
+    records: LimitRecords,
+    config: FitConfig,
+    *,
+    holdout: LimitRecords | None = None,
+    model: ActionFunction | None = None,
+    progress: Callable[[RoundStats], None] | None = None,
+) -> FitResult:
+    """Fit an action function to ``records`` by stochastic EM (see the module docstring);
+    ``model`` is the starting point (default: a fresh one from the seed)."""
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng([config.seed, 7])
+    fitted = model or ActionFunction(config.outcome_states, seed=config.seed)
+    optimizer = torch.optim.Adam(fitted.parameters(), lr=config.learning_rate)
+    result = FitResult(fitted)
+    if holdout is not None:
+        result.holdout_truth_nll = truth_nll(holdout)
+        held_cards = decision_cards(holdout, impute(fitted, holdout, rng, config.impute))
+        result.start_holdout_imputed_nll = mean_nll(fitted, holdout, held_cards)
+    for round_ in range(config.rounds):
+        start = time.perf_counter()
+        stats = ImputeStats()
+        cards = decision_cards(records, impute(fitted, records, rng, config.impute, stats))
+        train_nll = _fit_rows(fitted, optimizer, records, cards, config, rng)
+        imputed = true = None
+        if holdout is not None:
+            held = impute(fitted, holdout, rng, config.impute)
+            imputed = mean_nll(fitted, holdout, decision_cards(holdout, held))
+            true = mean_nll(fitted, holdout, decision_cards(holdout, holdout.holes))
+        row = RoundStats(
+            round_, train_nll, imputed, true, stats.as_dict(), time.perf_counter() - start
+        )
+        result.history.append(row)
+        if progress is not None:
+            progress(row)
+    return result
+
+
+def _fit_rows(
+    model: ActionFunction,
+    optimizer: torch.optim.Optimizer,
+    records: LimitRecords,
+    cards: Floats,
+    config: FitConfig,
+    rng: np.random.Generator,
+) -> float:
+    """``config.epochs`` passes of Adam over minibatches; the mean NLL after them."""
+    tensors = (
+        torch.from_numpy(records.stages),
+        torch.from_numpy(records.bets).float(),
+        torch.from_numpy(records.costs).float(),
+        torch.from_numpy(cards).float(),
+        torch.zeros(records.decisions, model.card_types),
+        torch.from_numpy(records.legal),
+    )
+    actions = torch.from_numpy(records.actions)
+    model.train()
+    for _ in range(config.epochs):
+        order = torch.from_numpy(rng.permutation(records.decisions))
+        for start in range(0, records.decisions, config.batch):
+            rows = order[start : start + config.batch]
+            log_p = model.log_probabilities(*(t[rows] for t in tensors))
+            loss = -log_p[torch.arange(rows.numel()), actions[rows]].mean()
+            optimizer.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            optimizer.step()
+    model.eval()
+    return mean_nll(model, records, cards)

@@ -1,0 +1,212 @@
+"""Recorded limit play and the stochastic-EM fit (seed 003, section 6.1): records that hold
+what the matches played, hidden-hand imputation against the exact posterior by enumeration,
+joint draws without overlap, and a fit that learns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+from poolshark.agents.limit_styles import LIMIT_POOL, LIMIT_STYLES, LimitStyleAgent
+from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
+from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.fit import (
+    FitConfig,
+    ImputeConfig,
+    ImputeStats,
+    dead_cards,
+    decision_cards,
+    enumerate_posterior,
+    fit,
+    impute,
+    line_log_likelihoods,
+    mean_nll,
+    truth_nll,
+)
+from poolshark.limitnet.records import LimitRecords, RecordsError, record_matches
+
+torch.set_num_threads(1)
+
+
+def pool_records(matches: int, deals: int, seed: int) -> LimitRecords:
+    """Matches of the shipped limit pool, each player's own strategy kept as the truth."""
+    names = list(LIMIT_POOL)
+    agents = [LimitStyleAgent(LIMIT_STYLES[name]) for name in names]
+    return record_matches(
+        agents,
+        [LIMIT_POOL[name] for name in names],
+        matches=matches,
+        deals=deals,
+        seed=seed,
+        names=names,
+        policies=[agent.probabilities for agent in agents],
+    )
+
+
+@pytest.fixture(scope="module")
+def records() -> LimitRecords:
+    return pool_records(matches=12, deals=30, seed=3)
+
+
+def card_minded_model(seed: int) -> ActionFunction:
+    """An action function whose play depends strongly on the cards."""
+    model = ActionFunction(outcome_states=4, seed=seed)
+    generator = torch.Generator().manual_seed(seed + 100)
+    with torch.no_grad():
+        for values in model.values:
+            values.copy_(2.0 * torch.randn(values.shape, generator=generator))
+        for gates in model.gates:
+            gates.copy_(0.5 * torch.randn(gates.shape, generator=generator))
+    return model
+
+
+def informative_short_line(model: ActionFunction, records: LimitRecords) -> tuple[int, np.ndarray]:
+    """A hidden line of 2-6 decisions that rejection accepts often (mean likelihood over
+    uniform hands above 2%) whose posterior is far from uniform; and that posterior."""
+    lengths = records.line_lengths
+    dead = dead_cards(records)
+    for line in np.flatnonzero(~records.shown & (lengths >= 2) & (lengths <= 6)).tolist():
+        possible = ~dead[line][COMBO_CARDS].any(axis=1)
+        hands = np.flatnonzero(possible)
+        likelihood = np.exp(line_log_likelihoods(model, records, np.full(hands.size, line), hands))
+        posterior = likelihood / likelihood.sum()
+        if likelihood.mean() > 0.02 and posterior.max() > 5 / hands.size:
+            full = np.zeros(COMBO_CARDS.shape[0])
+            full[hands] = posterior
+            return line, full
+    raise AssertionError("no informative short line in the records")
+
+
+def test_records_hold_lines_of_play_and_their_showdowns(records: LimitRecords) -> None:
+    assert records.decisions > 1000
+    assert records.line_start[-1] == records.decisions
+    assert (np.diff(records.line) >= 0).all()
+    for line in range(records.lines):
+        rows = slice(records.line_start[line], records.line_start[line + 1])
+        assert (records.line[rows] == line).all()
+        assert (np.diff(records.stages[rows]) >= 0).all()  # in order of play
+        folded = (records.actions[rows] == 0).any()
+        assert not (folded and records.shown[line])
+    assert records.legal[np.arange(records.decisions), records.actions].all()
+    np.testing.assert_allclose(records.truth.sum(axis=1), 1.0)
+    # a deal has a showdown exactly when at least two of its lines never folded
+    for deal in np.unique(records.deal)[:100]:
+        lines = np.flatnonzero(records.deal == deal)
+        stayed = [
+            not (records.actions[records.line_start[i] : records.line_start[i + 1]] == 0).any()
+            for i in lines
+        ]
+        if sum(stayed) >= 2:
+            assert records.shown[lines].tolist() == stayed
+        else:
+            assert not records.shown[lines].any()
+    # a match keeps its players for every deal
+    for match in np.unique(records.match)[:5]:
+        at = records.match == match
+        seats = {int(s): set() for s in records.seat[at]}
+        for seat, player in zip(records.seat[at], records.player[at], strict=True):
+            seats[int(seat)].add(int(player))
+        assert all(len(players) == 1 for players in seats.values())
+
+
+def test_records_save_load_select_and_split(records: LimitRecords, tmp_path: Path) -> None:
+    path = tmp_path / "records.npz"
+    records.save(path)
+    loaded = LimitRecords.load(path)
+    for name in ("line", "bets", "actions", "holes", "shown", "line_start"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(records, name))
+    main, held = records.split_matches(0.25, seed=0)
+    assert main.lines + held.lines == records.lines
+    assert main.decisions + held.decisions == records.decisions
+    assert not set(main.match.tolist()) & set(held.match.tolist())
+    one = records.select(np.asarray([5]))
+    assert one.lines == 1
+    assert one.decisions == records.line_lengths[5]
+    np.testing.assert_array_equal(one.holes[0], records.holes[5])
+    (tmp_path / "bad.npz").write_bytes(b"not a records file")
+    with pytest.raises(RecordsError, match="cannot read"):
+        LimitRecords.load(tmp_path / "bad.npz")
+
+
+def test_dead_cards_are_the_board_and_the_other_shown_hands(records: LimitRecords) -> None:
+    dead = dead_cards(records)
+    hidden = np.flatnonzero(~records.shown)
+    for line in hidden[:200].tolist():
+        assert not dead[line, records.holes[line]].any()  # the truth is always possible
+        np.testing.assert_array_equal(
+            np.flatnonzero(dead[line]), np.unique(records.dead_cards(line))
+        )
+
+
+def test_line_likelihoods_add_up_to_the_decisions_likelihood(records: LimitRecords) -> None:
+    model = card_minded_model(1)
+    lines = np.arange(records.lines)
+    hands = COMBO_INDEX[records.holes[:, 0], records.holes[:, 1]].astype(np.int64)
+    total = line_log_likelihoods(model, records, lines, hands).sum()
+    cards = decision_cards(records, records.holes)
+    assert total == pytest.approx(-mean_nll(model, records, cards) * records.decisions, rel=1e-5)
+
+
+def test_rejection_draws_follow_the_enumerated_posterior(records: LimitRecords) -> None:
+    model = card_minded_model(2)
+    line, _ = informative_short_line(model, records)
+    alone = records.select(np.asarray([line]))  # the deal's other shown hands are gone
+    posterior = enumerate_posterior(model, alone, 0)
+    assert posterior.sum() == pytest.approx(1.0)
+    # draw the same line many times over, by rejection only
+    copies = 2000
+    many = alone.select(np.zeros(copies, dtype=np.int64))
+    many = LimitRecords(**{**vars(many), "deal": np.arange(copies)})
+    stats_ = ImputeStats()
+    holes = impute(model, many, np.random.default_rng(0), ImputeConfig(rounds=400), stats_)
+    assert stats_.enumerated == 0
+    assert stats_.rejection == copies
+    drawn = COMBO_INDEX[holes[:, 0], holes[:, 1]].astype(np.int64)
+    # ten bins of equal posterior mass, sorted by posterior
+    order = np.argsort(-posterior)
+    cumulative = np.cumsum(posterior[order])
+    bin_of = np.empty(posterior.size, dtype=np.int64)
+    bin_of[order] = np.minimum((cumulative * 10).astype(np.int64), 9)
+    expected = np.bincount(bin_of, weights=posterior, minlength=10) * copies
+    observed = np.bincount(bin_of[drawn], minlength=10)
+    keep = expected > 5
+    statistic = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
+    assert stats.chi2.sf(statistic, keep.sum() - 1) > 1e-3
+    assert posterior[drawn].min() > 0  # never a hand the record rules out
+
+
+def test_long_lines_are_enumerated_and_deals_never_hold_a_card_twice(
+    records: LimitRecords,
+) -> None:
+    model = card_minded_model(3)
+    stats_ = ImputeStats()
+    config = ImputeConfig(rejection_decisions=2)
+    holes = impute(model, records, np.random.default_rng(1), config, stats_)
+    hidden = ~records.shown
+    assert stats_.enumerated >= (records.line_lengths[hidden] > 2).sum()
+    assert stats_.rejection + stats_.enumerated >= hidden.sum()
+    np.testing.assert_array_equal(holes[records.shown], records.holes[records.shown])
+    dead = dead_cards(records)
+    assert not dead[np.arange(records.lines)[:, None], holes][hidden].any()
+    for deal in np.unique(records.deal):
+        cards = holes[records.deal == deal].ravel()
+        assert np.unique(cards).size == cards.size
+
+
+def test_the_fit_learns_the_pool(records: LimitRecords) -> None:
+    main, held = records.split_matches(0.25, seed=0)
+    config = FitConfig(rounds=2, epochs=3, batch=512, learning_rate=0.02, seed=0)
+    result = fit(main, config, holdout=held)
+    start = ActionFunction(config.outcome_states, seed=config.seed)
+    start_true = mean_nll(start, held, decision_cards(held, held.holes))
+    last = result.history[-1]
+    assert last.holdout_true_nll is not None
+    assert last.holdout_true_nll < start_true - 0.15
+    assert result.history[-1].train_nll < result.history[0].train_nll
+    floor = truth_nll(held)
+    assert floor is not None
+    assert floor < last.holdout_true_nll  # the true strategies stay the floor
