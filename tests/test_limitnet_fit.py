@@ -25,6 +25,7 @@ from poolshark.limitnet.fit import (
     impute,
     line_log_likelihoods,
     mean_nll,
+    mixture_nll,
     truth_nll,
 )
 from poolshark.limitnet.records import LimitRecords, RecordsError, record_matches
@@ -210,3 +211,23 @@ def test_the_fit_learns_the_pool(records: LimitRecords) -> None:
     floor = truth_nll(held)
     assert floor is not None
     assert floor < last.holdout_true_nll  # the true strategies stay the floor
+
+
+def test_the_mixture_floor_is_bayes_over_the_members(records: LimitRecords) -> None:
+    rows = np.arange(records.decisions)
+    np.testing.assert_array_equal(
+        records.members[rows, records.player[records.line]], records.truth
+    )
+    first = records.select(np.arange(300))
+    total = 0.0
+    for line in range(first.lines):
+        posterior = first.member_weights.copy()
+        for row in range(first.line_start[line], first.line_start[line + 1]):
+            chances = first.members[row, :, first.actions[row]]
+            total -= np.log((posterior / posterior.sum() * chances).sum())
+            posterior = posterior * chances
+    assert mixture_nll(first) == pytest.approx(total / first.decisions)
+    own, mixed = truth_nll(records), mixture_nll(records)
+    assert own is not None
+    assert mixed is not None
+    assert own < mixed  # knowing who plays is worth something

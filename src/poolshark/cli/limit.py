@@ -553,7 +553,7 @@ def record_command(
     """Record a population's fixed-limit play (seed 003, section 6.5): MATCHES matches of
     DEALS deals, each seat a player drawn for the whole match; every decision, every
     player's cards and whether they were shown at a showdown."""
-    from poolshark.limitnet.fit import truth_nll  # lazy: torch, CLI start
+    from poolshark.limitnet.fit import mixture_nll, truth_nll  # lazy: torch, CLI start
     from poolshark.limitnet.records import record_matches  # lazy: torch, CLI start
 
     with user_errors():
@@ -585,16 +585,21 @@ def record_command(
         "hidden_lines": hidden,
         "longest_line": int(records.line_lengths.max()) if records.lines else 0,
         "truth_nll": truth_nll(records),
+        "mixture_nll": mixture_nll(records),
     }
     if json_output:
         print_json(summary_)
         return
-    floor = summary_["truth_nll"]
     console.print(
         f"{records.decisions} decisions in {records.lines} player-deals ({hidden} hidden, "
         f"{records.lines - hidden} shown) -> {out}"
-        + ("" if floor is None else f"; the players' own strategies: {floor:.3f} nats/decision")
     )
+    own, mixed = summary_["truth_nll"], summary_["mixture_nll"]
+    if own is not None and mixed is not None:
+        console.print(
+            f"floors, nats per decision: {own:.3f} (each player's own strategy), {mixed:.3f} "
+            "(the members mixed by their posterior in the deal)"
+        )
 
 
 @app.command("fit")
@@ -648,6 +653,7 @@ def fit_command(
             "holdout_decisions": held.decisions,
             "start_holdout_imputed_nll": result.start_holdout_imputed_nll,
             "holdout_truth_nll": result.holdout_truth_nll,
+            "holdout_mixture_nll": result.holdout_mixture_nll,
             "rounds": [row.as_dict() for row in result.history],
         }
         save_model(result.model, out / "limitnet.pt", extra={"fit": report})
@@ -670,8 +676,10 @@ def fit_command(
             _nats(row.holdout_imputed_nll),
             _nats(row.holdout_true_nll),
         )
+    if result.holdout_mixture_nll is not None:
+        table.add_row("members mixed", "", "", f"{result.holdout_mixture_nll:.3f}")
     if result.holdout_truth_nll is not None:
-        table.add_row("true strategies", "", "", f"{result.holdout_truth_nll:.3f}")
+        table.add_row("own strategies", "", "", f"{result.holdout_truth_nll:.3f}")
     console.print(table)
     console.print(f"model -> {out / 'limitnet.pt'}")
 

@@ -28,7 +28,9 @@ passes of Adam over shuffled minibatches of the negative log-likelihood per deci
 Beliefs are zeros, as the playing agent's (the observer is fitted apart). Each round reports
 the thesis's "entropy after imputation" on held-out lines (the mean negative log-likelihood
 per decision with their hidden hands imputed by the model itself), and, where the records
-know them, the same with the true hands and the true strategy's own figure (the floor).
+know them, the same with the true hands, and two floors: the players' own strategies
+(identity known) and the population's members mixed by their posterior given the player's
+earlier actions in the deal (what a model that does not know who plays could reach).
 """
 
 from __future__ import annotations
@@ -346,6 +348,28 @@ def truth_nll(records: LimitRecords) -> float | None:
     return float(-np.log(np.maximum(chosen, 1e-300)).mean())
 
 
+def mixture_nll(records: LimitRecords) -> float | None:
+    """The best an identity-free model could reach: mean negative log-likelihood per
+    decision of the population's members mixed by their posterior given the player's
+    earlier actions in the deal (starting from how often each is seated). None when the
+    records do not know every member's strategy."""
+    if records.decisions == 0 or np.isnan(records.members).any():
+        return None
+    rows_all = np.arange(records.decisions)
+    position = rows_all - records.line_start[records.line]
+    log_weights = np.tile(np.log(records.member_weights), (records.lines, 1))
+    total = 0.0
+    for step in range(int(position.max()) + 1):
+        rows = rows_all[position == step]
+        lines = records.line[rows]
+        weights = np.exp(log_weights[lines] - log_weights[lines].max(axis=1, keepdims=True))
+        weights /= weights.sum(axis=1, keepdims=True)
+        chances = np.maximum(records.members[rows, :, records.actions[rows]], 1e-300)
+        total -= float(np.log((weights * chances).sum(axis=1)).sum())
+        log_weights[lines] += np.log(chances)
+    return total / records.decisions
+
+
 @dataclass
 class RoundStats:
     """One EM round: the training fit and the held-out figures (nats per decision)."""
@@ -364,11 +388,13 @@ class RoundStats:
 
 @dataclass
 class FitResult:
-    """The fitted model and its history; ``holdout_truth_nll`` is the floor."""
+    """The fitted model and its history; ``holdout_truth_nll`` is the floor with each
+    player's identity known, ``holdout_mixture_nll`` the floor without it."""
 
     model: ActionFunction
     history: list[RoundStats] = field(default_factory=list)
     holdout_truth_nll: float | None = None
+    holdout_mixture_nll: float | None = None
     start_holdout_imputed_nll: float | None = None
 
 
@@ -389,6 +415,7 @@ def fit(
     result = FitResult(fitted)
     if holdout is not None:
         result.holdout_truth_nll = truth_nll(holdout)
+        result.holdout_mixture_nll = mixture_nll(holdout)
         held_cards = decision_cards(holdout, impute(fitted, holdout, rng, config.impute))
         result.start_holdout_imputed_nll = mean_nll(fitted, holdout, held_cards)
     for round_ in range(config.rounds):

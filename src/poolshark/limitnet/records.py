@@ -49,7 +49,11 @@ class RecordsError(ValueError):
 @dataclass(frozen=True)
 class LimitRecords:
     """Decisions grouped by line (a line's decisions are contiguous, in order of play) and
-    the lines themselves; ``line_start`` (L + 1) are the offsets of each line's rows."""
+    the lines themselves; ``line_start`` (L + 1) are the offsets of each line's rows.
+
+    ``truth`` (D, 3) is the acting player's own action probabilities and ``members``
+    (D, K, 3) every population member's at the same decision (NaN where unknown);
+    ``member_weights`` (K,) is how often each member is seated."""
 
     line: Int64s
     stages: Int64s
@@ -58,6 +62,7 @@ class LimitRecords:
     legal: Bools
     actions: Int64s
     truth: Floats
+    members: Floats
     deal: Int64s
     match: Int64s
     seat: Int64s
@@ -67,6 +72,7 @@ class LimitRecords:
     board_shown: Int64s
     shown: Bools
     line_start: Int64s
+    member_weights: Floats
 
     @property
     def decisions(self) -> int:
@@ -106,7 +112,9 @@ class LimitRecords:
         per_line = {name: getattr(self, name)[chosen] for name in _LINE_FIELDS}
         per_row = {name: getattr(self, name)[rows] for name in _ROW_FIELDS}
         per_row["line"] = np.repeat(np.arange(chosen.size, dtype=np.int64), lengths)
-        return LimitRecords(**per_row, **per_line, line_start=start)
+        return LimitRecords(
+            **per_row, **per_line, line_start=start, member_weights=self.member_weights
+        )
 
     def split_matches(self, held_out: float, seed: int) -> tuple[LimitRecords, LimitRecords]:
         """(main, hold-out): whole matches drawn at random into the hold-out set, about
@@ -149,7 +157,7 @@ _LINE_FIELDS = (
     "board_shown",
     "shown",
 )
-_ROW_FIELDS = ("stages", "bets", "costs", "legal", "actions", "truth")
+_ROW_FIELDS = ("stages", "bets", "costs", "legal", "actions", "truth", "members")
 
 
 @dataclass
@@ -170,10 +178,15 @@ class RecordingAgent:
     and every deal it sat in."""
 
     def __init__(
-        self, inner: Agent, player: int, store: _Store, name: str, policy: Policy | None
+        self,
+        inner: Agent,
+        player: int,
+        store: _Store,
+        name: str,
+        policies: Sequence[Policy | None],
     ) -> None:
         self.inner, self.player, self.store, self.name = inner, player, store, name
-        self.policy = policy
+        self.policies = policies
 
     def act(self, decisions: Decisions) -> Moves:
         """Ask the inner agent; keep its inputs and (legal) action."""
@@ -186,11 +199,11 @@ class RecordingAgent:
         )
         actions = moves.copy()
         actions[~legal[np.arange(decisions.size), actions]] = 1  # the engine's coercion
-        truth = (
-            np.full((decisions.size, 3), np.nan)
-            if self.policy is None
-            else np.asarray(self.policy(decisions), dtype=np.float64)
-        )
+        members = np.full((decisions.size, len(self.policies), 3), np.nan)
+        for k, policy in enumerate(self.policies):
+            if policy is not None:
+                members[:, k] = policy(decisions)
+        truth = members[:, self.player]
         rows = self.store.rows
         rows["table"].append(decisions.tables.copy())
         rows["hand"].append(decisions.hand_ids.copy())
@@ -202,6 +215,7 @@ class RecordingAgent:
         rows["legal"].append(legal)
         rows["actions"].append(actions)
         rows["truth"].append(truth)
+        rows["members"].append(members)
         return Moves(moves, amounts)
 
     def hands_ended(self, ended: EndedHands) -> None:
@@ -279,9 +293,7 @@ def record_matches(
     known = list(policies) if policies is not None else [None] * len(players)
     if len(known) != len(players):
         raise RecordsError("give one policy (or None) per player")
-    agents = [
-        RecordingAgent(agent, i, store, labels[i], known[i]) for i, agent in enumerate(players)
-    ]
+    agents = [RecordingAgent(agent, i, store, labels[i], known) for i, agent in enumerate(players)]
     face = _MatchFace(
         batch,
         chances / chances.sum(),
@@ -291,10 +303,10 @@ def record_matches(
     rngs = [np.random.default_rng([seed, 2, i]) for i in range(len(agents))]
     loop = PlayLoop(batch, agents, labels, rngs, face, hands_per_table=deals)
     loop.run()
-    return _assemble(store)
+    return _assemble(store, chances / chances.sum())
 
 
-def _assemble(store: _Store) -> LimitRecords:
+def _assemble(store: _Store, weights: Floats) -> LimitRecords:
     """Group the recorded rows into lines (deal, seat), in order of play."""
     rows = {name: np.concatenate(parts) for name, parts in store.rows.items()}
     hand, seat = rows["hand"], rows["seat"]
@@ -326,6 +338,7 @@ def _assemble(store: _Store) -> LimitRecords:
         legal=rows["legal"],
         actions=rows["actions"],
         truth=rows["truth"],
+        members=rows["members"],
         deal=line_hand,
         match=table,
         seat=line_seat,
@@ -335,4 +348,5 @@ def _assemble(store: _Store) -> LimitRecords:
         board_shown=board_shown,
         shown=shown,
         line_start=line_start,
+        member_weights=weights,
     )
