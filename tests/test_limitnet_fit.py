@@ -16,6 +16,7 @@ from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
 from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.fit import (
     FitConfig,
+    FitError,
     ImputeConfig,
     ImputeStats,
     dead_cards,
@@ -231,3 +232,22 @@ def test_the_mixture_floor_is_bayes_over_the_members(records: LimitRecords) -> N
     assert own is not None
     assert mixed is not None
     assert own < mixed  # knowing who plays is worth something
+
+
+def test_a_resumed_fit_ends_with_the_weights_of_a_straight_fit(
+    records: LimitRecords, tmp_path: Path
+) -> None:
+    small = records.select(np.arange(600))
+    config = FitConfig(rounds=2, epochs=1, batch=256, seed=4)
+    straight = fit(small, config, checkpoint=tmp_path / "straight.pt")
+    fit(small, FitConfig(**{**config.model_dump(), "rounds": 1}), checkpoint=tmp_path / "cut.pt")
+    resumed = fit(small, config, checkpoint=tmp_path / "cut.pt", resume=True)
+    assert [row.round for row in resumed.history] == [0, 1]
+    for a, b in zip(
+        straight.model.state_dict().values(), resumed.model.state_dict().values(), strict=True
+    ):
+        torch.testing.assert_close(a, b)
+    with pytest.raises(FitError, match="exists"):
+        fit(small, config, checkpoint=tmp_path / "straight.pt")
+    with pytest.raises(FitError, match="other settings"):
+        fit(small, FitConfig(seed=5), checkpoint=tmp_path / "cut.pt", resume=True)

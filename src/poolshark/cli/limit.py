@@ -607,12 +607,16 @@ def fit_command(
     records_path: Annotated[
         Path, typer.Argument(help="Records from `poolshark limit record`.", show_default=False)
     ],
-    out: Annotated[Path, typer.Option(help="Folder: limitnet.pt (the model) and fit.json.")],
+    out: Annotated[
+        Path,
+        typer.Option(help="Folder: limitnet.pt (the model), fit.json, last.pt (resumable)."),
+    ],
     rounds: Annotated[int, typer.Option(help="EM rounds (impute, then fit).")] = 8,
     epochs: Annotated[int, typer.Option(help="Passes over the training rows per round.")] = 2,
     holdout: Annotated[float, typer.Option(help="Share of matches held out.")] = 0.2,
     learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.01,
     seed: Annotated[int, typer.Option(help="Seed of the split, imputation and weights.")] = 0,
+    resume: Annotated[bool, typer.Option(help="Continue from OUT/last.pt.")] = False,
     threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
 ) -> None:
@@ -637,14 +641,20 @@ def fit_command(
         main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
         if main.lines == 0 or held.lines == 0:
             raise ValueError("too few matches to hold some out; record more")
-        out.mkdir(parents=True, exist_ok=True)
         with progress_bar(json_output, transient=True) as bar:
             task = bar.add_task("EM rounds", total=rounds)
 
-            def advance(_: RoundStats) -> None:
-                bar.advance(task)
+            def advance(row: RoundStats) -> None:
+                bar.update(task, completed=row.round + 1)
 
-            result = fit(main, config, holdout=held, progress=advance)
+            result = fit(
+                main,
+                config,
+                holdout=held,
+                progress=advance,
+                checkpoint=out / "last.pt",
+                resume=resume,
+            )
         report = {
             "records": str(records_path),
             "config": config.model_dump(mode="json"),

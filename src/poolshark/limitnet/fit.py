@@ -25,12 +25,14 @@ undealt board are not drawn; they do not enter any likelihood.
 
 **Fitting** (:func:`fit`): each round imputes the training lines and takes ``epochs``
 passes of Adam over shuffled minibatches of the negative log-likelihood per decision.
-Beliefs are zeros, as the playing agent's (the observer is fitted apart). Each round reports
-the thesis's "entropy after imputation" on held-out lines (the mean negative log-likelihood
-per decision with their hidden hands imputed by the model itself), and, where the records
-know them, the same with the true hands, and two floors: the players' own strategies
-(identity known) and the population's members mixed by their posterior given the player's
-earlier actions in the deal (what a model that does not know who plays could reach).
+Beliefs are zeros, as the playing agent's (the observer is fitted apart). Each round draws
+from its own seeded stream and may be checkpointed, so a killed fit resumes to the same
+weights. Each round reports the thesis's "entropy after imputation" on held-out lines (the
+mean negative log-likelihood per decision with their hidden hands imputed by the model
+itself), and, where the records know them, the same with the true hands, and two floors:
+the players' own strategies (identity known) and the population's members mixed by their
+posterior given the player's earlier actions in the deal (what a model that does not know
+who plays could reach).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -47,8 +50,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from poolshark.cards.combos import COMBO_CARDS
 from poolshark.limitnet.action_function import STAGES, ActionFunction
+from poolshark.limitnet.agent import checkpoint_payload
 from poolshark.limitnet.card_features_compiled import card_feature_batch
 from poolshark.limitnet.records import SHOWN_AT, LimitRecords
+from poolshark.training.common import check_run_folder, read_checkpoint_of, save_atomic
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -59,6 +64,14 @@ CHUNK_ROWS = 200_000
 """Decision rows per forward pass when scoring candidate hands."""
 ENUMERATION_GROUP = 32
 """Lines whose every hand is scored in one batch (about 40,000 hands)."""
+
+
+FIT_KIND = "limitnet-fit"
+FIT_FORMAT = "poolshark-limitnet-fit-v1"
+
+
+class FitError(ValueError):
+    """A fit that cannot start or resume."""
 
 
 class ImputeConfig(BaseModel):
@@ -405,21 +418,33 @@ def fit(
     holdout: LimitRecords | None = None,
     model: ActionFunction | None = None,
     progress: Callable[[RoundStats], None] | None = None,
+    checkpoint: Path | None = None,
+    resume: bool = False,
 ) -> FitResult:
     """Fit an action function to ``records`` by stochastic EM (see the module docstring);
-    ``model`` is the starting point (default: a fresh one from the seed)."""
+    ``model`` is the starting point (default: a fresh one from the seed). With
+    ``checkpoint``, the state after every round is written there atomically, and ``resume``
+    continues from it to the weights a straight run reaches (each round draws from its own
+    seeded stream)."""
+    if checkpoint is not None:
+        check_run_folder(checkpoint, resume, FitError)
     torch.manual_seed(config.seed)
-    rng = np.random.default_rng([config.seed, 7])
     fitted = model or ActionFunction(config.outcome_states, seed=config.seed)
     optimizer = torch.optim.Adam(fitted.parameters(), lr=config.learning_rate)
     result = FitResult(fitted)
     if holdout is not None:
+        rng = np.random.default_rng([config.seed, 8])
         result.holdout_truth_nll = truth_nll(holdout)
         result.holdout_mixture_nll = mixture_nll(holdout)
         held_cards = decision_cards(holdout, impute(fitted, holdout, rng, config.impute))
         result.start_holdout_imputed_nll = mean_nll(fitted, holdout, held_cards)
-    for round_ in range(config.rounds):
+    if resume:
+        if checkpoint is None:
+            raise FitError("resuming needs the checkpoint to resume from")
+        _resume(checkpoint, config, fitted, optimizer, result)
+    for round_ in range(len(result.history), config.rounds):
         start = time.perf_counter()
+        rng = np.random.default_rng([config.seed, 7, round_])
         stats = ImputeStats()
         cards = decision_cards(records, impute(fitted, records, rng, config.impute, stats))
         train_nll = _fit_rows(fitted, optimizer, records, cards, config, rng)
@@ -432,9 +457,49 @@ def fit(
             round_, train_nll, imputed, true, stats.as_dict(), time.perf_counter() - start
         )
         result.history.append(row)
+        if checkpoint is not None:
+            _save(checkpoint, config, fitted, optimizer, result)
         if progress is not None:
             progress(row)
     return result
+
+
+def _save(
+    path: Path,
+    config: FitConfig,
+    model: ActionFunction,
+    optimizer: torch.optim.Optimizer,
+    result: FitResult,
+) -> None:
+    """The state after a round: weights, Adam's state, the rounds so far."""
+    payload = checkpoint_payload(
+        model,
+        {
+            "config": config.model_dump(mode="json"),
+            "optimizer": optimizer.state_dict(),
+            "history": [row.as_dict() for row in result.history],
+        },
+    )
+    payload["kind"], payload["format"] = FIT_KIND, FIT_FORMAT
+    save_atomic(payload, path)
+
+
+def _resume(
+    path: Path,
+    config: FitConfig,
+    model: ActionFunction,
+    optimizer: torch.optim.Optimizer,
+    result: FitResult,
+) -> None:
+    """Load a round's state written by :func:`_save` (the same settings, but perhaps more
+    rounds)."""
+    payload = read_checkpoint_of(path, FIT_KIND, FIT_FORMAT, "cpu", FitError)
+    saved = {k: v for k, v in payload["config"].items() if k != "rounds"}
+    if saved != config.model_dump(mode="json", exclude={"rounds"}):
+        raise FitError(f"{str(path)!r} was written by a fit with other settings")
+    model.load_state_dict(payload["model"])
+    optimizer.load_state_dict(payload["optimizer"])
+    result.history = [RoundStats(**row) for row in payload["history"]]
 
 
 def _fit_rows(
