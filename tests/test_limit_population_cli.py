@@ -63,10 +63,11 @@ def test_exploiters_are_scored_against_the_model_and_the_pool(
     model_path, _ = fitted
     args = ["limit", "exploit", str(model_path), "--out", str(tmp_path / "ex")]
     args += ["--objectives", "mean,gamblers-ruin", "--updates", "2", "--tables", "8"]
-    result = runner.invoke(app, [*args, "--eval-hands", "240", "--json"])
+    result = runner.invoke(app, [*args, "--eval-hands", "240", "--safe-kl", "0.5", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["rows"]
-    assert [row["objective"] for row in rows] == ["model itself", "mean", "gamblers-ruin"]
+    names = [row["objective"] for row in rows]
+    assert names == ["model itself", "mean", "gamblers-ruin", "safe (mean, KL 0.5)"]
     for row in rows:
         gap = row["model"]["mean"] - row["pool"]["mean"]
         assert row["optimism"] == pytest.approx(gap)
@@ -74,6 +75,7 @@ def test_exploiters_are_scored_against_the_model_and_the_pool(
         assert low < row["optimism"] < high
         assert row["pool"]["hands"] >= 240
     assert (tmp_path / "ex" / "gamblers-ruin" / "limitnet.pt").is_file()
+    assert (tmp_path / "ex" / "safe" / "limitnet.pt").is_file()
 
 
 def test_bad_requests_are_refused_with_a_reason(tmp_path: Path) -> None:

@@ -258,3 +258,36 @@ def test_the_cli_warm_starts_an_exploiter_with_a_ratio_objective(tmp_path: Path)
     )
     assert selfplay.exit_code == 2
     assert "needs a best response" in selfplay.output
+
+
+def test_the_kl_pull_holds_a_best_response_near_its_start(tmp_path: Path) -> None:
+    path = tmp_path / "start.pt"
+    save_model(ActionFunction(outcome_states=4, seed=3), path)
+    base = TrainConfig(
+        mode=Mode.BEST_RESPONSE,
+        seats=2,
+        outcome_states=4,
+        init=path,
+        updates=6,
+        tables=32,
+        learning_rate=0.05,
+    )
+    free, pulled = (
+        Trainer(base.model_copy(update={"kl_weight": weight}), CallingStation())
+        for weight in (0.0, 50.0)
+    )
+    free.run()
+    pulled.run()
+    assert free.history[0].kl == pytest.approx(0.0, abs=1e-6)  # the first step starts there
+    start = load_model(path).state_dict()
+
+    def distance(trainer: Trainer) -> float:
+        return sum(
+            float((trainer.model.state_dict()[name] - weights).norm())
+            for name, weights in start.items()
+        )
+
+    assert pulled.history[-1].kl < free.history[-1].kl
+    assert distance(pulled) < distance(free)
+    with pytest.raises(TrainError, match="needs a best response"):
+        Trainer(TrainConfig(kl_weight=1.0))

@@ -320,6 +320,13 @@ def train_command(
             "opponent model) instead of fresh weights."
         ),
     ] = None,
+    kl_weight: Annotated[
+        float,
+        typer.Option(
+            help="Best response: add this times KL(learner || start) to the loss (the safe "
+            "exploiter, held near INIT's play)."
+        ),
+    ] = 0.0,
     seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
     updates: Annotated[int, typer.Option(help="Gradient steps.")] = 200,
     tables: Annotated[int, typer.Option(help="Hands dealt per update.")] = 64,
@@ -368,6 +375,7 @@ def train_command(
             seed=seed,
             objective=Objective(objective),
             init=init,
+            kl_weight=kl_weight,
             **({} if start is None else {"outcome_states": start.outcome_states}),
         )
         frozen = load_agent(opponent) if opponent is not None else None
@@ -714,6 +722,10 @@ def exploit_command(
     tables: Annotated[int, typer.Option(help="Hands dealt per update.")] = 64,
     learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.002,
     eval_hands: Annotated[int, typer.Option(help="Table-hands of each evaluation.")] = 20_000,
+    safe_kl: Annotated[
+        float,
+        typer.Option(help="Also train the safe exploiter: the mean, held near the model by KL."),
+    ] = 0.0,
     seed: Annotated[int, typer.Option(help="Seed of training and evaluation.")] = 0,
     threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
@@ -744,11 +756,13 @@ def exploit_command(
             tables=tables,
             learning_rate=learning_rate,
             eval_hands=eval_hands,
+            safe_kl=safe_kl,
             seed=seed,
         )
         pool = load_agent(against)
         with progress_bar(json_output, transient=True) as bar:
-            task = bar.add_task("updates", total=updates * len(config.objectives))
+            runs = len(config.objectives) + (1 if safe_kl > 0 else 0)
+            task = bar.add_task("updates", total=updates * runs)
             rows = [model_row(model, pool, config)]
             rows += exploiter_table(model, pool, config, out, lambda n: bar.advance(task, n))
     if json_output:

@@ -15,7 +15,10 @@ section 6.5.1): the Sharpe ratio ``mu / sigma`` or the gambler's-ruin ratio
 (:func:`shaped_rewards`), the change in the ratio from a small step of the first two
 moments about zero towards ``x`` (up to a positive factor), with the moments running
 averages of the learner's results; the baseline tracks the mean shaped reward. A run can
-also start from a fitted network player (``init``) instead of fresh weights.
+also start from a fitted network player (``init``) instead of fresh weights, and a best
+response can be held near its start (the safe exploiter): ``kl_weight`` adds
+``kl_weight * KL(learner || start)`` at the learner's decisions to the loss, per hand as
+the policy-gradient term, so it leaves the fitted model's play only where the edge pays.
 
 Runs are seeded (a fresh engine batch and agent streams per update, drawn from the seed
 and the update number) and resumable: ``last.pt`` holds the weights, the optimizer, the
@@ -120,6 +123,12 @@ class TrainConfig(BaseModel):
     init: Path | None = Field(
         None, description="A network player's checkpoint (limitnet.pt) to start from."
     )
+    kl_weight: float = Field(
+        0.0,
+        ge=0,
+        description="A best response's pull towards its starting player: the loss adds "
+        "this times KL(learner || start) at the learner's decisions (the safe exploiter).",
+    )
 
 
 def limit_game(seats: int, cap_heads_up: bool = False) -> GameConfig:
@@ -140,7 +149,8 @@ def limit_game(seats: int, cap_heads_up: bool = False) -> GameConfig:
 @dataclass
 class UpdateStats:
     """One update's figures: the learner's mean result (small bets per hand) and how it
-    acted (shares of its decisions; ``raise_share`` of those where raising was legal)."""
+    acted (shares of its decisions; ``raise_share`` of those where raising was legal);
+    ``kl`` is the learner's mean KL to the starting player per decision."""
 
     update: int
     hands: int
@@ -150,6 +160,7 @@ class UpdateStats:
     raise_share: float
     loss: float
     seconds: float
+    kl: float = 0.0
 
     def as_dict(self) -> dict[str, float | int]:
         """Plain values for JSON."""
@@ -218,6 +229,9 @@ class Trainer:
         self.baseline = 0.0
         self.moments: tuple[float, float] | None = None  # running (E[x], E[x^2]) of results
         self.history: list[UpdateStats] = []
+        self.reference = copy.deepcopy(self.model).requires_grad_(False)
+        if config.mode is Mode.SELF_PLAY and config.kl_weight > 0:
+            raise TrainError("the KL pull to the starting player needs a best response")
         if config.mode is Mode.BEST_RESPONSE and opponent is None:
             opponent = LimitNetAgent(copy.deepcopy(self.model))
         self.opponent = opponent
@@ -287,10 +301,14 @@ class Trainer:
         else:
             mean_result = float(won.mean())
             advantage = rewards
-        log_p = self.model.log_probabilities(*inputs.tensors(torch.device("cpu")))
+        tensors = inputs.tensors(torch.device("cpu"))
+        log_p = self.model.log_probabilities(*tensors)
         chosen = log_p[torch.arange(actions.shape[0]), actions]
         weights = torch.from_numpy(advantage).float()
         loss = -(chosen * weights).sum() / self.config.tables
+        kl = self._kl_to_start(log_p, tensors)
+        if self.config.kl_weight > 0:
+            loss = loss + self.config.kl_weight * kl.sum() / self.config.tables
         self.optimizer.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 10.0)
@@ -306,8 +324,20 @@ class Trainer:
             raise_share=float((action_array[legal_raise] == 2).mean()) if legal_raise.any() else 0,
             loss=float(loss.detach()),
             seconds=time.perf_counter() - start,
+            kl=float(kl.detach().mean()),
         )
         return self._book(stats)
+
+    def _kl_to_start(self, log_p: torch.Tensor, tensors: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        """(D,) KL(learner || starting player) over the legal actions of each decision
+        (illegal actions' -inf log-probabilities are masked before they meet, so neither
+        the value nor the gradient sees a NaN)."""
+        with torch.no_grad():
+            reference = self.reference.log_probabilities(*tensors)
+        legal = tensors[-1]
+        zero = torch.zeros_like(log_p)
+        gap = torch.where(legal, log_p, zero) - torch.where(legal, reference, zero)
+        return (log_p.exp() * gap).sum(dim=1)
 
     def _shape(self, rewards: Floats, results: Floats) -> Floats:
         """A best response's advantages: the decisions' rewards shaped by the objective at
