@@ -11,9 +11,14 @@ import pytest
 import torch
 from scipy import stats
 
+from poolshark.agents.bots import CallingStation
 from poolshark.agents.limit_styles import LIMIT_POOL, LIMIT_STYLES, LimitStyleAgent
+from poolshark.agents.protocol import AgentError
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
+from poolshark.engine.config import Betting
+from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.agent import LimitNetAgent, load_limitnet_agent, save_model
 from poolshark.limitnet.fit import (
     FitConfig,
     FitError,
@@ -25,9 +30,14 @@ from poolshark.limitnet.fit import (
     fit,
     impute,
     line_log_likelihoods,
+    marginal_nll,
+    match_mixture_nll,
     mean_nll,
     mixture_nll,
+    player_matches,
     truth_nll,
+    type_log_likelihoods,
+    type_posteriors,
 )
 from poolshark.limitnet.records import LimitRecords, RecordsError, record_matches
 
@@ -234,11 +244,12 @@ def test_the_mixture_floor_is_bayes_over_the_members(records: LimitRecords) -> N
     assert own < mixed  # knowing who plays is worth something
 
 
+@pytest.mark.parametrize("player_types", [0, 2])
 def test_a_resumed_fit_ends_with_the_weights_of_a_straight_fit(
-    records: LimitRecords, tmp_path: Path
+    records: LimitRecords, tmp_path: Path, player_types: int
 ) -> None:
     small = records.select(np.arange(600))
-    config = FitConfig(rounds=2, epochs=1, batch=256, seed=4)
+    config = FitConfig(rounds=2, epochs=1, batch=256, seed=4, player_types=player_types)
     straight = fit(small, config, checkpoint=tmp_path / "straight.pt")
     fit(small, FitConfig(**{**config.model_dump(), "rounds": 1}), checkpoint=tmp_path / "cut.pt")
     resumed = fit(small, config, checkpoint=tmp_path / "cut.pt", resume=True)
@@ -247,7 +258,85 @@ def test_a_resumed_fit_ends_with_the_weights_of_a_straight_fit(
         straight.model.state_dict().values(), resumed.model.state_dict().values(), strict=True
     ):
         torch.testing.assert_close(a, b)
+    if player_types:
+        assert straight.type_prior is not None
+        assert resumed.type_prior is not None
+        np.testing.assert_allclose(straight.type_prior, resumed.type_prior)
     with pytest.raises(FitError, match="exists"):
         fit(small, config, checkpoint=tmp_path / "straight.pt")
     with pytest.raises(FitError, match="other settings"):
         fit(small, FitConfig(seed=5), checkpoint=tmp_path / "cut.pt", resume=True)
+
+
+def test_player_types_offset_only_the_typed_decisions(records: LimitRecords) -> None:
+    model = ActionFunction(outcome_states=4, seed=5, player_types=3)
+    few = records.select(np.arange(40))
+    cards = decision_cards(few, few.holes)
+    plain = mean_nll(model, few, cards)
+    untyped = np.full(few.decisions, -1, dtype=np.int64)
+    assert mean_nll(model, few, cards, untyped) == pytest.approx(plain)
+    typed = [mean_nll(model, few, cards, np.full(few.decisions, t)) for t in range(3)]
+    assert len({round(value, 6) for value in typed}) == 3
+    # each player-match's likelihood under a type is the sum of its decisions'
+    table = type_log_likelihoods(model, few, cards)
+    for t in range(3):
+        total = -typed[t] * few.decisions
+        assert table[:, t].sum() == pytest.approx(total, rel=1e-6)
+    # one type, or a prior on one type, is the typed model's plain likelihood
+    prior = np.asarray([0.0, 1.0, 0.0])
+    assert marginal_nll(model, few, cards, prior) == pytest.approx(typed[1], rel=1e-6)
+    posterior = type_posteriors(table, np.full(3, 1 / 3))
+    expected = np.exp(table - table.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(posterior, expected / expected.sum(axis=1, keepdims=True))
+
+
+def test_the_match_mixture_floor_is_bayes_over_whole_matches(records: LimitRecords) -> None:
+    players = player_matches(records)
+    total = 0.0
+    for player in np.unique(players)[:30]:
+        lines = np.flatnonzero(players == player)
+        joint = records.member_weights.copy()
+        for line in lines:
+            for row in range(records.line_start[line], records.line_start[line + 1]):
+                joint = joint * records.members[row, :, records.actions[row]]
+        total -= np.log(joint.sum())
+    first = records.select(np.flatnonzero(np.isin(players, np.unique(players)[:30])))
+    assert match_mixture_nll(first) == pytest.approx(total / first.decisions)
+    floor, deal_floor = match_mixture_nll(records), mixture_nll(records)
+    assert floor is not None
+    assert deal_floor is not None
+    assert truth_nll(records) <= floor < deal_floor  # a whole match says more than a deal
+
+
+def test_player_types_fit_a_two_style_pool_better_than_one_model() -> None:
+    agents = [LimitStyleAgent(LIMIT_STYLES["rock"]), LimitStyleAgent(LIMIT_STYLES["maniac"])]
+    two = record_matches(
+        agents,
+        [0.5, 0.5],
+        matches=24,
+        deals=40,
+        seed=11,
+        policies=[agent.probabilities for agent in agents],
+    )
+    main, held = two.split_matches(0.25, seed=1)
+    config = FitConfig(rounds=4, epochs=3, batch=512, learning_rate=0.02, seed=0)
+    one = fit(main, config, holdout=held).history[-1].holdout_true_nll
+    typed_fit = fit(main, config.model_copy(update={"player_types": 2}), holdout=held)
+    typed = typed_fit.history[-1].holdout_true_nll
+    assert one is not None
+    assert typed is not None
+    assert typed < one - 0.02
+    assert typed_fit.type_prior is not None
+    assert typed_fit.type_prior.sum() == pytest.approx(1.0)
+
+
+def test_a_typed_model_plays_one_type_per_seat_and_hand(tmp_path: Path) -> None:
+    path = tmp_path / "typed.pt"
+    save_model(ActionFunction(outcome_states=4, player_types=2), path, {"type_prior": [0.5, 0.5]})
+    agent = load_limitnet_agent(path)
+    assert agent.type_draws is not None
+    config = MatchConfig(hands=120, seats=6, seed=2, betting=Betting.FIXED_LIMIT)
+    result = play_match([agent, CallingStation()], [0, 1, 0, 1, 0, 1], config)
+    assert result.agents[0].coerced == 0
+    with pytest.raises(AgentError, match="player types"):
+        LimitNetAgent(ActionFunction(player_types=2), type_prior=np.ones(3) / 3)

@@ -622,6 +622,13 @@ def fit_command(
     rounds: Annotated[int, typer.Option(help="EM rounds (impute, then fit).")] = 8,
     epochs: Annotated[int, typer.Option(help="Passes over the training rows per round.")] = 2,
     holdout: Annotated[float, typer.Option(help="Share of matches held out.")] = 0.2,
+    player_types: Annotated[
+        int,
+        typer.Option(
+            help="Player types (section 6.3): 0 fits one model for the population; the "
+            "thesis uses 8, each player-match's type drawn by stochastic EM."
+        ),
+    ] = 0,
     learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.01,
     seed: Annotated[int, typer.Option(help="Seed of the split, imputation and weights.")] = 0,
     resume: Annotated[bool, typer.Option(help="Continue from OUT/last.pt.")] = False,
@@ -632,7 +639,7 @@ def fit_command(
     section 6.1): impute the hidden hands from the current model (rejection sampling, full
     enumeration for long lines, no card twice in a deal), then maximise the likelihood of
     the actions; per round, the held-out negative log-likelihood per decision with hands
-    imputed and with the true hands."""
+    imputed and with the true hands (with player types: each match's type summed out)."""
     import torch  # lazy: torch, CLI start
 
     from poolshark.limitnet.agent import save_model  # lazy: torch, CLI start
@@ -645,7 +652,13 @@ def fit_command(
         if threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         torch.set_num_threads(threads)
-        config = FitConfig(rounds=rounds, epochs=epochs, learning_rate=learning_rate, seed=seed)
+        config = FitConfig(
+            rounds=rounds,
+            epochs=epochs,
+            learning_rate=learning_rate,
+            player_types=player_types,
+            seed=seed,
+        )
         main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
         if main.lines == 0 or held.lines == 0:
             raise ValueError("too few matches to hold some out; record more")
@@ -672,9 +685,14 @@ def fit_command(
             "start_holdout_imputed_nll": result.start_holdout_imputed_nll,
             "holdout_truth_nll": result.holdout_truth_nll,
             "holdout_mixture_nll": result.holdout_mixture_nll,
+            "holdout_match_mixture_nll": result.holdout_match_mixture_nll,
+            "type_prior": None if result.type_prior is None else result.type_prior.tolist(),
             "rounds": [row.as_dict() for row in result.history],
         }
-        save_model(result.model, out / "limitnet.pt", extra={"fit": report})
+        extra: dict[str, Any] = {"fit": report}
+        if result.type_prior is not None:
+            extra["type_prior"] = result.type_prior.tolist()
+        save_model(result.model, out / "limitnet.pt", extra=extra)
         (out / "fit.json").write_text(json.dumps(report, indent=2) + "\n")
     if json_output:
         print_json({"out": str(out), **report})
@@ -695,7 +713,9 @@ def fit_command(
             _nats(row.holdout_true_nll),
         )
     if result.holdout_mixture_nll is not None:
-        table.add_row("members mixed", "", "", f"{result.holdout_mixture_nll:.3f}")
+        table.add_row("members mixed (deal)", "", "", f"{result.holdout_mixture_nll:.3f}")
+    if result.holdout_match_mixture_nll is not None:
+        table.add_row("members mixed (match)", "", "", f"{result.holdout_match_mixture_nll:.3f}")
     if result.holdout_truth_nll is not None:
         table.add_row("own strategies", "", "", f"{result.holdout_truth_nll:.3f}")
     console.print(table)

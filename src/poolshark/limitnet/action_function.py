@@ -16,6 +16,12 @@ For option ``j`` (0 call, 1 raise) of a decision at stage ``s``, with bet featur
 
 Every stage has its own parameters. Everything is batched over decisions: rows are
 grouped by stage and each group is one set of matrix products.
+
+With ``player_types`` T > 0 (the thesis's player modelling, section 6.3) a decision may
+carry the acting player's type ``t``: the gating logits gain a free parameter per stage,
+option, outcome state and type, ``G_type[s, j, k, t]``, and nothing else changes (most
+parameters are shared between the types). A decision without a type (``-1``, say an
+exploiter built from a typed model) gets no offset.
 """
 
 from __future__ import annotations
@@ -46,12 +52,17 @@ class ActionFunction(nn.Module):
     """
 
     def __init__(
-        self, outcome_states: int = OUTCOME_STATES, card_types: int = CARD_TYPES, seed: int = 0
+        self,
+        outcome_states: int = OUTCOME_STATES,
+        card_types: int = CARD_TYPES,
+        seed: int = 0,
+        player_types: int = 0,
     ) -> None:
         super().__init__()
         generator = torch.Generator().manual_seed(seed)
         self.outcome_states = outcome_states
         self.card_types = card_types
+        self.player_types = player_types
         self.card_sizes = tuple(input_size(stage) for stage in range(STAGES))
         self.gates = nn.ParameterList(
             nn.Parameter(
@@ -72,6 +83,14 @@ class ActionFunction(nn.Module):
             for _ in range(STAGES)
         )
         self.cost_weight = nn.Parameter(torch.zeros(STAGES))
+        self.type_gates = (
+            nn.Parameter(
+                0.1
+                * torch.randn(STAGES, OPTIONS, outcome_states, player_types, generator=generator)
+            )
+            if player_types > 0
+            else None
+        )
 
     def utilities(
         self,
@@ -80,15 +99,19 @@ class ActionFunction(nn.Module):
         costs: torch.Tensor,
         cards: torch.Tensor,
         beliefs: torch.Tensor,
+        types: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """(D, 3) utilities of fold, call, raise for D decisions at one ``stage``:
         ``bets`` (D, 2, 9), ``costs`` (D, 2), ``cards`` (D, card inputs of the stage),
-        ``beliefs`` (D, card types)."""
+        ``beliefs`` (D, card types), ``types`` (D,) player types or -1 (optional)."""
         rows = bets.shape[0]
         ones = torch.ones(rows, OPTIONS, 1, dtype=bets.dtype, device=bets.device)
         shared = torch.cat([cards, beliefs], dim=1).unsqueeze(1).expand(-1, OPTIONS, -1)
         gate_inputs = torch.cat([bets, shared, ones], dim=2)  # (D, 2, inputs)
         logits = torch.einsum("doi,oki->dok", gate_inputs, self.gates[stage])
+        if types is not None and self.type_gates is not None:
+            offsets = self.type_gates[stage][:, :, types.clamp(min=0)].permute(2, 0, 1)
+            logits = logits + offsets * (types >= 0).to(logits.dtype)[:, None, None]
         states = torch.softmax(logits, dim=2)
         value_inputs = torch.cat([bets, ones], dim=2)
         values = torch.einsum("doi,oki->dok", value_inputs, self.values[stage])
@@ -103,10 +126,12 @@ class ActionFunction(nn.Module):
         cards: torch.Tensor,
         beliefs: torch.Tensor,
         legal: torch.Tensor,
+        types: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """(D, 3) log-probabilities of fold, call, raise (-inf where illegal) for D
         decisions of any stages: ``cards`` is (D, widest card inputs), each row's own
-        stage's inputs first and zeros after; ``legal`` (D, 3) booleans."""
+        stage's inputs first and zeros after; ``legal`` (D, 3) booleans; ``types`` (D,)
+        the players' types, -1 for none (optional)."""
         rows = stages.shape[0]
         utilities = torch.zeros(rows, 3, dtype=bets.dtype, device=bets.device)
         for stage in range(STAGES):
@@ -114,7 +139,14 @@ class ActionFunction(nn.Module):
             if at.numel() == 0:
                 continue
             size = self.card_sizes[stage]
-            part = self.utilities(stage, bets[at], costs[at], cards[at, :size], beliefs[at])
+            part = self.utilities(
+                stage,
+                bets[at],
+                costs[at],
+                cards[at, :size],
+                beliefs[at],
+                None if types is None else types[at],
+            )
             utilities = utilities.index_copy(0, at, part)
         masked = utilities.masked_fill(~legal, float("-inf"))
         return torch.log_softmax(masked, dim=1)

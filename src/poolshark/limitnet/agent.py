@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from poolshark.agents.bots import SeatDraws
 from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.engine.config import Betting
 from poolshark.limitnet import CHECKPOINT_KIND
@@ -32,6 +33,9 @@ Bools = npt.NDArray[np.bool_]
 
 CHECKPOINT_FORMAT = "poolshark-limitnet-v1"
 
+Tensors6 = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]
+"""The action function's inputs in order: stages, bets, costs, cards, beliefs, legal."""
+
 
 @dataclass(frozen=True)
 class DecisionInputs:
@@ -44,7 +48,7 @@ class DecisionInputs:
     beliefs: Floats
     legal: Bools
 
-    def tensors(self, device: torch.device) -> tuple[torch.Tensor, ...]:
+    def tensors(self, device: torch.device) -> Tensors6:
         """The arrays as float32 tensors (stages and legal as int64 and bool)."""
         return (
             torch.from_numpy(self.stages).to(device),
@@ -95,7 +99,8 @@ class Recorder(Protocol):
 
 class LimitNetAgent:
     """Plays an :class:`ActionFunction` (see the module docstring); ``greedy`` takes the most
-    likely action instead of sampling."""
+    likely action instead of sampling. With ``type_prior`` (a model with player types, as
+    fitted), each seat plays a type drawn from it for each hand, as a population would."""
 
     def __init__(
         self,
@@ -104,23 +109,34 @@ class LimitNetAgent:
         device: str = "cpu",
         recorder: Recorder | None = None,
         greedy: bool = False,
+        type_prior: Floats | None = None,
     ) -> None:
         self.device = torch.device(device)
         self.model = model.to(self.device)
         self.recorder = recorder
         self.greedy = greedy
+        self.type_draws: SeatDraws | None = None
+        if type_prior is not None:
+            if len(type_prior) != model.player_types:
+                raise AgentError(
+                    f"a prior over {len(type_prior)} player types for a model with "
+                    f"{model.player_types}"
+                )
+            self.type_draws = SeatDraws(type_prior.tolist())
 
-    def probabilities(self, inputs: DecisionInputs) -> Floats:
-        """(D, 3) probabilities of fold, call, raise."""
+    def probabilities(self, inputs: DecisionInputs, types: Int64s | None = None) -> Floats:
+        """(D, 3) probabilities of fold, call, raise (``types``: the players' types)."""
+        typed = None if types is None else torch.from_numpy(types).to(self.device)
         with torch.no_grad():
-            log_p = self.model.log_probabilities(*inputs.tensors(self.device))
+            log_p = self.model.log_probabilities(*inputs.tensors(self.device), types=typed)
         probabilities: Floats = log_p.exp().cpu().double().numpy()
         return probabilities
 
     def act(self, decisions: Decisions) -> Moves:
         """Draw fold, call or raise at every decision (raises are one bet unit)."""
         inputs = decision_inputs(decisions, self.model.card_types)
-        probabilities = self.probabilities(inputs) * inputs.legal
+        types = None if self.type_draws is None else self.type_draws.draw(decisions)
+        probabilities = self.probabilities(inputs, types) * inputs.legal
         if self.greedy:
             actions = probabilities.argmax(axis=1)
         else:
@@ -145,6 +161,7 @@ def checkpoint_payload(
         "format": CHECKPOINT_FORMAT,
         "outcome_states": model.outcome_states,
         "card_types": model.card_types,
+        "player_types": model.player_types,
         "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         **(extra or {}),
     }
@@ -157,7 +174,11 @@ def save_model(model: ActionFunction, path: Path, extra: dict[str, Any] | None =
 
 def model_from_payload(payload: dict[str, Any]) -> ActionFunction:
     """The action function a checkpoint dict holds."""
-    model = ActionFunction(int(payload["outcome_states"]), int(payload["card_types"]))
+    model = ActionFunction(
+        int(payload["outcome_states"]),
+        int(payload["card_types"]),
+        player_types=int(payload.get("player_types", 0)),
+    )
     model.load_state_dict(payload["model"])
     return model
 
@@ -169,5 +190,12 @@ def load_model(path: Path, device: str = "cpu") -> ActionFunction:
 
 
 def load_limitnet_agent(path: Path, *, device: str = "cpu") -> LimitNetAgent:
-    """The agent of a network player's checkpoint (the registered loader)."""
-    return LimitNetAgent(load_model(path, device), device=device)
+    """The agent of a network player's checkpoint (the registered loader); a fitted model
+    with player types plays them by its ``type_prior``."""
+    payload = read_checkpoint_of(path, CHECKPOINT_KIND, CHECKPOINT_FORMAT, device, AgentError)
+    prior = payload.get("type_prior")
+    return LimitNetAgent(
+        model_from_payload(payload),
+        device=device,
+        type_prior=None if prior is None else np.asarray(prior, dtype=np.float64),
+    )

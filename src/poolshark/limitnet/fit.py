@@ -94,6 +94,7 @@ class FitConfig(BaseModel):
     batch: int = Field(4096, ge=1)
     learning_rate: float = Field(0.01, gt=0)
     outcome_states: int = Field(8, ge=1)
+    player_types: int = Field(0, ge=0, description="0: one model for the population.")
     seed: int = 0
     impute: ImputeConfig = ImputeConfig()
 
@@ -142,9 +143,11 @@ def stage_log_likelihoods(
     lines: Int64s,
     hands: Int64s,
     stage: int,
+    types: Int64s | None = None,
 ) -> Floats:
     """(n,) log-probability of line ``lines[i]``'s stage-``stage`` actions had its player
-    held hand ``hands[i]`` (an index into the 1,326 combos); 0 where the line has none."""
+    held hand ``hands[i]`` (an index into the 1,326 combos); 0 where the line has none.
+    ``types`` (L,) are the lines' player types (a model with player types)."""
     first, last = bounds[lines, stage], bounds[lines, stage + 1]
     counts = last - first
     out = np.zeros(lines.size)
@@ -160,10 +163,17 @@ def stage_log_likelihoods(
     pair = np.repeat(np.arange(active.size), per_pair)
     offsets = np.concatenate([[0], np.cumsum(per_pair)[:-1]])
     rows = first[active][pair] + np.arange(pair.size) - np.repeat(offsets, per_pair)
+    row_types = None if types is None else types[lines[active]][pair]
     chosen = np.zeros(pair.size)
     for start in range(0, pair.size, CHUNK_ROWS):
         part = slice(start, start + CHUNK_ROWS)
-        chosen[part] = _chosen_log_probabilities(model, records, rows[part], cards[pair[part]])
+        chosen[part] = _chosen_log_probabilities(
+            model,
+            records,
+            rows[part],
+            cards[pair[part]],
+            None if row_types is None else row_types[part],
+        )
     sums = np.zeros(active.size)
     np.add.at(sums, pair, chosen)
     out[active] = sums
@@ -171,9 +181,14 @@ def stage_log_likelihoods(
 
 
 def _chosen_log_probabilities(
-    model: ActionFunction, records: LimitRecords, rows: Int64s, cards: Floats
+    model: ActionFunction,
+    records: LimitRecords,
+    rows: Int64s,
+    cards: Floats,
+    types: Int64s | None = None,
 ) -> Floats:
-    """log P(recorded action) at decision ``rows`` with card-feature rows ``cards``."""
+    """log P(recorded action) at decision ``rows`` with card-feature rows ``cards`` (and
+    the deciding players' types, when the model has them)."""
     with torch.no_grad():
         log_p = model.log_probabilities(
             torch.from_numpy(records.stages[rows]),
@@ -182,6 +197,7 @@ def _chosen_log_probabilities(
             torch.from_numpy(cards).float(),
             torch.zeros(rows.size, model.card_types),
             torch.from_numpy(records.legal[rows]),
+            types=None if types is None else torch.from_numpy(types),
         )
     picked = log_p[torch.arange(rows.size), torch.from_numpy(records.actions[rows])]
     result: Floats = picked.double().numpy()
@@ -194,11 +210,15 @@ def line_log_likelihoods(
     lines: Int64s,
     hands: Int64s,
     bounds: Int64s | None = None,
+    types: Int64s | None = None,
 ) -> Floats:
     """(n,) log P(line ``lines[i]``'s actions | hand ``hands[i]``), every stage."""
     bounds = _stage_bounds(records) if bounds is None else bounds
     return sum(
-        (stage_log_likelihoods(model, records, bounds, lines, hands, s) for s in range(STAGES)),
+        (
+            stage_log_likelihoods(model, records, bounds, lines, hands, s, types)
+            for s in range(STAGES)
+        ),
         start=np.zeros(lines.size),
     )
 
@@ -238,9 +258,11 @@ def impute(
     rng: np.random.Generator,
     config: ImputeConfig | None = None,
     stats: ImputeStats | None = None,
+    types: Int64s | None = None,
 ) -> Int64s:
     """(L, 2) a hand for every line: shown lines keep theirs, hidden ones are drawn from
-    the joint posterior under ``model`` (see the module docstring)."""
+    the joint posterior under ``model`` (see the module docstring), each line played by
+    its player type ``types`` (L,) when the model has them."""
     settings = config or ImputeConfig()
     book = stats if stats is not None else ImputeStats()
     start = time.perf_counter()
@@ -253,7 +275,9 @@ def impute(
     todo = hidden
     posteriors: dict[int, tuple[Int64s, Floats]] = {}
     while todo.size:
-        hands = _draw_alone(model, records, bounds, dead, todo, rng, settings, book, posteriors)
+        hands = _draw_alone(
+            model, records, bounds, dead, todo, rng, settings, book, posteriors, types
+        )
         holes[todo] = COMBO_CARDS[hands]
         clash = _overlapping_deals(deal_index, holes, hidden)
         todo = hidden[np.isin(deal_index[hidden], clash)]
@@ -272,6 +296,7 @@ def _draw_alone(
     config: ImputeConfig,
     stats: ImputeStats,
     posteriors: dict[int, tuple[Int64s, Floats]],
+    types: Int64s | None = None,
 ) -> Int64s:
     """A hand for each of ``lines`` from its own posterior (no overlap check);
     ``posteriors`` keeps the enumerated lines' posteriors for the deal's redraws."""
@@ -289,7 +314,9 @@ def _draw_alone(
             at = np.flatnonzero(alive)
             if at.size == 0:
                 break
-            log_l = stage_log_likelihoods(model, records, bounds, line[at], proposal[at], stage)
+            log_l = stage_log_likelihoods(
+                model, records, bounds, line[at], proposal[at], stage, types
+            )
             alive[at] = rng.random(at.size) < np.exp(log_l)
         accepted = alive.reshape(pending.size, config.proposals)
         done = accepted.any(axis=1)
@@ -302,7 +329,7 @@ def _draw_alone(
     missing = [int(line) for line in lines[left] if int(line) not in posteriors]
     for start in range(0, len(missing), ENUMERATION_GROUP):
         group = np.asarray(missing[start : start + ENUMERATION_GROUP], dtype=np.int64)
-        posteriors.update(_enumerated_posteriors(model, records, bounds, dead, group))
+        posteriors.update(_enumerated_posteriors(model, records, bounds, dead, group, types))
     for k in left.tolist():
         possible, chances = posteriors[int(lines[k])]
         hands[k] = possible[rng.choice(possible.size, p=chances)]
@@ -311,13 +338,18 @@ def _draw_alone(
 
 
 def _enumerated_posteriors(
-    model: ActionFunction, records: LimitRecords, bounds: Int64s, dead: Bools, lines: Int64s
+    model: ActionFunction,
+    records: LimitRecords,
+    bounds: Int64s,
+    dead: Bools,
+    lines: Int64s,
+    types: Int64s | None = None,
 ) -> dict[int, tuple[Int64s, Floats]]:
     """Line -> (possible hands, posterior) for ``lines``, every hand scored in one batch."""
     possible = [np.flatnonzero(~dead[line][COMBO_CARDS].any(axis=1)) for line in lines]
     counts = np.asarray([p.size for p in possible])
     log_l = line_log_likelihoods(
-        model, records, np.repeat(lines, counts), np.concatenate(possible), bounds
+        model, records, np.repeat(lines, counts), np.concatenate(possible), bounds, types
     )
     result: dict[int, tuple[Int64s, Floats]] = {}
     for line, hands, part in zip(
@@ -342,14 +374,67 @@ def decision_cards(records: LimitRecords, holes: Int64s) -> Floats:
     return card_feature_batch(holes[line], records.boards[line], SHOWN_AT[records.stages])
 
 
-def mean_nll(model: ActionFunction, records: LimitRecords, cards: Floats) -> float:
-    """Mean negative log-likelihood per decision of the recorded actions."""
+def mean_nll(
+    model: ActionFunction, records: LimitRecords, cards: Floats, types: Int64s | None = None
+) -> float:
+    """Mean negative log-likelihood per decision of the recorded actions (``types``: each
+    decision's player type, for a model with them)."""
+    return -float(_row_log_likelihoods(model, records, cards, types).sum()) / max(
+        records.decisions, 1
+    )
+
+
+def _row_log_likelihoods(
+    model: ActionFunction, records: LimitRecords, cards: Floats, types: Int64s | None
+) -> Floats:
+    """(D,) log P(recorded action) of every decision, in chunks."""
     rows = np.arange(records.decisions)
-    total = 0.0
+    out = np.zeros(records.decisions)
     for start in range(0, rows.size, CHUNK_ROWS):
         part = rows[start : start + CHUNK_ROWS]
-        total -= float(_chosen_log_probabilities(model, records, part, cards[part]).sum())
-    return total / max(records.decisions, 1)
+        chunk_types = None if types is None else types[part]
+        out[part] = _chosen_log_probabilities(model, records, part, cards[part], chunk_types)
+    return out
+
+
+def player_matches(records: LimitRecords) -> Int64s:
+    """(L,) each line's player-match: a seat of a match, one player for all its deals."""
+    _, index = np.unique(records.match * 64 + records.seat, return_inverse=True)
+    players: Int64s = index.astype(np.int64)
+    return players
+
+
+def type_log_likelihoods(model: ActionFunction, records: LimitRecords, cards: Floats) -> Floats:
+    """(P, T) log-likelihood of each player-match's actions (with ``cards``) under each of the
+    model's player types."""
+    players = player_matches(records)[records.line]
+    count = int(players.max()) + 1 if players.size else 0
+    out = np.zeros((count, model.player_types))
+    for t in range(model.player_types):
+        typed = np.full(records.decisions, t, dtype=np.int64)
+        row = _row_log_likelihoods(model, records, cards, typed)
+        out[:, t] = np.bincount(players, weights=row, minlength=count)
+    return out
+
+
+def type_posteriors(log_likelihoods: Floats, prior: Floats) -> Floats:
+    """(P, T) each player-match's type posterior (the thesis's first pass over a match)."""
+    logits = log_likelihoods + np.log(np.maximum(prior, 1e-300))
+    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+    posterior: Floats = weights / weights.sum(axis=1, keepdims=True)
+    return posterior
+
+
+def marginal_nll(
+    model: ActionFunction, records: LimitRecords, cards: Floats, prior: Floats
+) -> float:
+    """Mean negative log-likelihood per decision with each player-match's type summed out
+    under ``prior``: ``-sum_pm log sum_t prior_t P(actions_pm | t) / D`` (for a model without
+    types, :func:`mean_nll`)."""
+    logits = type_log_likelihoods(model, records, cards) + np.log(np.maximum(prior, 1e-300))
+    top = logits.max(axis=1)
+    log_sum = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+    return -float(log_sum.sum()) / max(records.decisions, 1)
 
 
 def truth_nll(records: LimitRecords) -> float | None:
@@ -383,6 +468,29 @@ def mixture_nll(records: LimitRecords) -> float | None:
     return total / records.decisions
 
 
+def match_mixture_nll(records: LimitRecords) -> float | None:
+    """The floor for a model with player types: mean negative log-likelihood per decision of
+    the population's members mixed by their posterior over each player's whole match,
+    ``-sum_pm log sum_k w_k P_k(actions_pm) / D``. None when a member's strategy is unknown."""
+    if records.decisions == 0 or np.isnan(records.members).any():
+        return None
+    rows = np.arange(records.decisions)
+    chosen = np.log(np.maximum(records.members[rows, :, records.actions], 1e-300))
+    players = player_matches(records)[records.line]
+    count = int(players.max()) + 1
+    sums = np.stack(
+        [
+            np.bincount(players, weights=chosen[:, k], minlength=count)
+            for k in range(chosen.shape[1])
+        ],
+        axis=1,
+    )
+    logits = sums + np.log(records.member_weights)
+    top = logits.max(axis=1)
+    log_sum = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+    return -float(log_sum.sum()) / records.decisions
+
+
 @dataclass
 class RoundStats:
     """One EM round: the training fit and the held-out figures (nats per decision)."""
@@ -408,7 +516,9 @@ class FitResult:
     history: list[RoundStats] = field(default_factory=list)
     holdout_truth_nll: float | None = None
     holdout_mixture_nll: float | None = None
+    holdout_match_mixture_nll: float | None = None
     start_holdout_imputed_nll: float | None = None
+    type_prior: Floats | None = None
 
 
 def fit(
@@ -429,36 +539,61 @@ def fit(
     if checkpoint is not None:
         check_run_folder(checkpoint, resume, FitError)
     torch.manual_seed(config.seed)
-    fitted = model or ActionFunction(config.outcome_states, seed=config.seed)
+    kinds = config.player_types
+    fitted = model or ActionFunction(config.outcome_states, seed=config.seed, player_types=kinds)
+    if fitted.player_types != kinds:
+        raise FitError(f"the model has {fitted.player_types} player types, the fit {kinds}")
     optimizer = torch.optim.Adam(fitted.parameters(), lr=config.learning_rate)
     result = FitResult(fitted)
+    players = player_matches(records)
+    types = None
+    if kinds:
+        result.type_prior = np.full(kinds, 1.0 / kinds)
+        types = np.random.default_rng([config.seed, 9]).integers(0, kinds, int(players.max()) + 1)
     if holdout is not None:
         rng = np.random.default_rng([config.seed, 8])
         result.holdout_truth_nll = truth_nll(holdout)
         result.holdout_mixture_nll = mixture_nll(holdout)
-        held_cards = decision_cards(holdout, impute(fitted, holdout, rng, config.impute))
-        result.start_holdout_imputed_nll = mean_nll(fitted, holdout, held_cards)
+        result.holdout_match_mixture_nll = match_mixture_nll(holdout)
+        if not kinds:
+            held_cards = decision_cards(holdout, impute(fitted, holdout, rng, config.impute))
+            result.start_holdout_imputed_nll = mean_nll(fitted, holdout, held_cards)
     if resume:
         if checkpoint is None:
             raise FitError("resuming needs the checkpoint to resume from")
-        _resume(checkpoint, config, fitted, optimizer, result)
+        types = _resume(checkpoint, config, fitted, optimizer, result)
     for round_ in range(len(result.history), config.rounds):
         start = time.perf_counter()
         rng = np.random.default_rng([config.seed, 7, round_])
         stats = ImputeStats()
-        cards = decision_cards(records, impute(fitted, records, rng, config.impute, stats))
-        train_nll = _fit_rows(fitted, optimizer, records, cards, config, rng)
+        line_types = None if types is None else types[players]
+        holes = impute(fitted, records, rng, config.impute, stats, line_types)
+        cards = decision_cards(records, holes)
+        if types is not None and result.type_prior is not None:
+            posterior = type_posteriors(
+                type_log_likelihoods(fitted, records, cards), result.type_prior
+            )
+            types = (posterior.cumsum(axis=1) < rng.random((len(posterior), 1))).sum(axis=1)
+            types = np.minimum(types, kinds - 1)
+            result.type_prior = posterior.mean(axis=0)
+            line_types = types[players]
+        row_types = None if line_types is None else line_types[records.line]
+        train_nll = _fit_rows(fitted, optimizer, records, cards, config, rng, row_types)
         imputed = true = None
         if holdout is not None:
-            held = impute(fitted, holdout, rng, config.impute)
-            imputed = mean_nll(fitted, holdout, decision_cards(holdout, held))
-            true = mean_nll(fitted, holdout, decision_cards(holdout, holdout.holes))
+            true_cards = decision_cards(holdout, holdout.holes)
+            if result.type_prior is not None:
+                true = marginal_nll(fitted, holdout, true_cards, result.type_prior)
+            else:
+                held = impute(fitted, holdout, rng, config.impute)
+                imputed = mean_nll(fitted, holdout, decision_cards(holdout, held))
+                true = mean_nll(fitted, holdout, true_cards)
         row = RoundStats(
             round_, train_nll, imputed, true, stats.as_dict(), time.perf_counter() - start
         )
         result.history.append(row)
         if checkpoint is not None:
-            _save(checkpoint, config, fitted, optimizer, result)
+            _save(checkpoint, config, fitted, optimizer, result, types)
         if progress is not None:
             progress(row)
     return result
@@ -470,16 +605,19 @@ def _save(
     model: ActionFunction,
     optimizer: torch.optim.Optimizer,
     result: FitResult,
+    types: Int64s | None,
 ) -> None:
-    """The state after a round: weights, Adam's state, the rounds so far."""
-    payload = checkpoint_payload(
-        model,
-        {
-            "config": config.model_dump(mode="json"),
-            "optimizer": optimizer.state_dict(),
-            "history": [row.as_dict() for row in result.history],
-        },
-    )
+    """The state after a round: weights, Adam's state, the rounds so far, and with player
+    types each player-match's drawn type and the prior."""
+    extra: dict[str, object] = {
+        "config": config.model_dump(mode="json"),
+        "optimizer": optimizer.state_dict(),
+        "history": [row.as_dict() for row in result.history],
+    }
+    if types is not None and result.type_prior is not None:
+        extra["types"] = torch.from_numpy(types)
+        extra["type_prior"] = result.type_prior.tolist()
+    payload = checkpoint_payload(model, extra)
     payload["kind"], payload["format"] = FIT_KIND, FIT_FORMAT
     save_atomic(payload, path)
 
@@ -490,9 +628,9 @@ def _resume(
     model: ActionFunction,
     optimizer: torch.optim.Optimizer,
     result: FitResult,
-) -> None:
+) -> Int64s | None:
     """Load a round's state written by :func:`_save` (the same settings, but perhaps more
-    rounds)."""
+    rounds); the player-matches' types, with player types."""
     payload = read_checkpoint_of(path, FIT_KIND, FIT_FORMAT, "cpu", FitError)
     saved = {k: v for k, v in payload["config"].items() if k != "rounds"}
     if saved != config.model_dump(mode="json", exclude={"rounds"}):
@@ -500,6 +638,11 @@ def _resume(
     model.load_state_dict(payload["model"])
     optimizer.load_state_dict(payload["optimizer"])
     result.history = [RoundStats(**row) for row in payload["history"]]
+    if "types" not in payload:
+        return None
+    result.type_prior = np.asarray(payload["type_prior"], dtype=np.float64)
+    types: Int64s = payload["types"].numpy().astype(np.int64)
+    return types
 
 
 def _fit_rows(
@@ -509,26 +652,35 @@ def _fit_rows(
     cards: Floats,
     config: FitConfig,
     rng: np.random.Generator,
+    types: Int64s | None = None,
 ) -> float:
-    """``config.epochs`` passes of Adam over minibatches; the mean NLL after them."""
-    tensors = (
-        torch.from_numpy(records.stages),
-        torch.from_numpy(records.bets).float(),
-        torch.from_numpy(records.costs).float(),
-        torch.from_numpy(cards).float(),
-        torch.zeros(records.decisions, model.card_types),
-        torch.from_numpy(records.legal),
-    )
+    """``config.epochs`` passes of Adam over minibatches (``types``: each decision's player
+    type, as drawn); the mean NLL after them."""
+    stages = torch.from_numpy(records.stages)
+    bets = torch.from_numpy(records.bets).float()
+    costs = torch.from_numpy(records.costs).float()
+    card_rows = torch.from_numpy(cards).float()
+    beliefs = torch.zeros(records.decisions, model.card_types)
+    legal = torch.from_numpy(records.legal)
     actions = torch.from_numpy(records.actions)
+    typed = None if types is None else torch.from_numpy(types)
     model.train()
     for _ in range(config.epochs):
         order = torch.from_numpy(rng.permutation(records.decisions))
         for start in range(0, records.decisions, config.batch):
             rows = order[start : start + config.batch]
-            log_p = model.log_probabilities(*(t[rows] for t in tensors))
+            log_p = model.log_probabilities(
+                stages[rows],
+                bets[rows],
+                costs[rows],
+                card_rows[rows],
+                beliefs[rows],
+                legal[rows],
+                types=None if typed is None else typed[rows],
+            )
             loss = -log_p[torch.arange(rows.numel()), actions[rows]].mean()
             optimizer.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             optimizer.step()
     model.eval()
-    return mean_nll(model, records, cards)
+    return mean_nll(model, records, cards, types)
