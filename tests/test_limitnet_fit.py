@@ -328,6 +328,10 @@ def test_player_types_fit_a_two_style_pool_better_than_one_model() -> None:
     assert typed < one - 0.02
     assert typed_fit.type_prior is not None
     assert typed_fit.type_prior.sum() == pytest.approx(1.0)
+    shares = typed_fit.type_by_member  # the two types found the two styles
+    assert shares is not None
+    assert shares.argmax(axis=1).tolist() in ([0, 1], [1, 0])
+    assert shares.max(axis=1).min() > 0.8
 
 
 def test_a_typed_model_plays_one_type_per_seat_and_hand(tmp_path: Path) -> None:

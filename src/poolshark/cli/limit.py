@@ -687,6 +687,12 @@ def fit_command(
             "holdout_mixture_nll": result.holdout_mixture_nll,
             "holdout_match_mixture_nll": result.holdout_match_mixture_nll,
             "type_prior": None if result.type_prior is None else result.type_prior.tolist(),
+            "type_by_member": None
+            if result.type_by_member is None
+            else {
+                str(name): row.tolist()
+                for name, row in zip(main.member_names, result.type_by_member, strict=True)
+            },
             "rounds": [row.as_dict() for row in result.history],
         }
         extra: dict[str, Any] = {"fit": report}
@@ -719,6 +725,17 @@ def fit_command(
     if result.holdout_truth_nll is not None:
         table.add_row("own strategies", "", "", f"{result.holdout_truth_nll:.3f}")
     console.print(table)
+    if result.type_by_member is not None and result.type_prior is not None:
+        types = Table(
+            title="player types: share of each member's training matches per type",
+            title_justify="left",
+        )
+        types.add_column("member")
+        for t, weight in enumerate(result.type_prior):
+            types.add_column(f"{t} ({weight:.2f})", justify="right")
+        for name, row in zip(main.member_names, result.type_by_member, strict=True):
+            types.add_row(str(name), *(f"{share:.2f}" for share in row))
+        console.print(types)
     console.print(f"model -> {out / 'limitnet.pt'}")
 
 

@@ -417,6 +417,18 @@ def type_log_likelihoods(model: ActionFunction, records: LimitRecords, cards: Fl
     return out
 
 
+def types_by_member(records: LimitRecords, types: Int64s, kinds: int) -> Floats:
+    """(K, T) share of each population member's player-matches that hold each type."""
+    players = player_matches(records)
+    member = np.zeros(types.size, dtype=np.int64)
+    member[players] = records.player
+    members = records.member_weights.size
+    counts = np.zeros((members, kinds))
+    np.add.at(counts, (member, types), 1.0)
+    shares: Floats = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+    return shares
+
+
 def type_posteriors(log_likelihoods: Floats, prior: Floats) -> Floats:
     """(P, T) each player-match's type posterior (the thesis's first pass over a match)."""
     logits = log_likelihoods + np.log(np.maximum(prior, 1e-300))
@@ -510,7 +522,11 @@ class RoundStats:
 @dataclass
 class FitResult:
     """The fitted model and its history; ``holdout_truth_nll`` is the floor with each
-    player's identity known, ``holdout_mixture_nll`` the floor without it."""
+    player's identity known, ``holdout_mixture_nll`` the floor without it (and
+    ``holdout_match_mixture_nll`` with a whole match to tell the players apart). With player
+    types, ``type_by_member`` (K, T) is the share of each population member's training
+    player-matches that drew each type in the last round: whether the types found the
+    members."""
 
     model: ActionFunction
     history: list[RoundStats] = field(default_factory=list)
@@ -519,6 +535,7 @@ class FitResult:
     holdout_match_mixture_nll: float | None = None
     start_holdout_imputed_nll: float | None = None
     type_prior: Floats | None = None
+    type_by_member: Floats | None = None
 
 
 def fit(
@@ -592,6 +609,8 @@ def fit(
             round_, train_nll, imputed, true, stats.as_dict(), time.perf_counter() - start
         )
         result.history.append(row)
+        if types is not None:
+            result.type_by_member = types_by_member(records, types, kinds)
         if checkpoint is not None:
             _save(checkpoint, config, fitted, optimizer, result, types)
         if progress is not None:

@@ -53,7 +53,8 @@ class LimitRecords:
 
     ``truth`` (D, 3) is the acting player's own action probabilities and ``members``
     (D, K, 3) every population member's at the same decision (NaN where unknown);
-    ``member_weights`` (K,) is how often each member is seated."""
+    ``member_weights`` (K,) is how often each member is seated and ``member_names`` (K,)
+    what each is called (``player`` indexes them)."""
 
     line: Int64s
     stages: Int64s
@@ -73,6 +74,7 @@ class LimitRecords:
     shown: Bools
     line_start: Int64s
     member_weights: Floats
+    member_names: npt.NDArray[np.str_]
 
     @property
     def decisions(self) -> int:
@@ -113,7 +115,11 @@ class LimitRecords:
         per_row = {name: getattr(self, name)[rows] for name in _ROW_FIELDS}
         per_row["line"] = np.repeat(np.arange(chosen.size, dtype=np.int64), lengths)
         return LimitRecords(
-            **per_row, **per_line, line_start=start, member_weights=self.member_weights
+            **per_row,
+            **per_line,
+            line_start=start,
+            member_weights=self.member_weights,
+            member_names=self.member_names,
         )
 
     def split_matches(self, held_out: float, seed: int) -> tuple[LimitRecords, LimitRecords]:
@@ -303,10 +309,10 @@ def record_matches(
     rngs = [np.random.default_rng([seed, 2, i]) for i in range(len(agents))]
     loop = PlayLoop(batch, agents, labels, rngs, face, hands_per_table=deals)
     loop.run()
-    return _assemble(store, chances / chances.sum())
+    return _assemble(store, chances / chances.sum(), labels)
 
 
-def _assemble(store: _Store, weights: Floats) -> LimitRecords:
+def _assemble(store: _Store, weights: Floats, names: Sequence[str]) -> LimitRecords:
     """Group the recorded rows into lines (deal, seat), in order of play."""
     rows = {name: np.concatenate(parts) for name, parts in store.rows.items()}
     hand, seat = rows["hand"], rows["seat"]
@@ -349,4 +355,5 @@ def _assemble(store: _Store, weights: Floats) -> LimitRecords:
         shown=shown,
         line_start=line_start,
         member_weights=weights,
+        member_names=np.asarray(names, dtype=np.str_),
     )
