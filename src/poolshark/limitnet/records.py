@@ -94,7 +94,8 @@ class LimitRecords:
 
     def dead_cards(self, line: int) -> Int64s:
         """Cards line ``line``'s player cannot hold as far as the record shows: the board
-        dealt by the deal's end and every other shown hand of the deal."""
+        dealt by the deal's end and every other shown hand of the deal (the readable
+        reference of the fit's batched ``dead_cards``)."""
         deal = self.deal[line]
         same = np.flatnonzero((self.deal == deal) & self.shown)
         others = self.holes[same[same != line]].ravel()
@@ -106,11 +107,8 @@ class LimitRecords:
         chosen = np.flatnonzero(lines) if np.asarray(lines).dtype == bool else np.asarray(lines)
         chosen = np.sort(chosen.astype(np.int64))
         lengths = self.line_lengths[chosen]
-        rows = np.concatenate(
-            [np.arange(self.line_start[i], self.line_start[i + 1]) for i in chosen]
-            or [np.zeros(0, dtype=np.int64)]
-        )
         start = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        rows = np.repeat(self.line_start[chosen] - start[:-1], lengths) + np.arange(start[-1])
         per_line = {name: getattr(self, name)[chosen] for name in _LINE_FIELDS}
         per_row = {name: getattr(self, name)[rows] for name in _ROW_FIELDS}
         per_row["line"] = np.repeat(np.arange(chosen.size, dtype=np.int64), lengths)
@@ -133,11 +131,14 @@ class LimitRecords:
         return self.select(~is_out), self.select(is_out)
 
     def save(self, path: Path) -> None:
-        """Write the records to one compressed ``.npz`` file."""
+        """Write the records to one compressed ``.npz`` file (through a rename, so a killed
+        run never leaves half a file)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = {f.name: getattr(self, f.name) for f in fields(self)}
-        with path.open("wb") as handle:
+        partial = path.with_name(path.name + ".partial")
+        with partial.open("wb") as handle:
             np.savez_compressed(handle, format=np.asarray(RECORDS_FORMAT), **arrays)
+        partial.replace(path)
 
     @staticmethod
     def load(path: Path) -> LimitRecords:
