@@ -14,6 +14,7 @@ from poolshark.cli import (
     league,
     leaks,
     limit,
+    limit_population,
     models,
     oracle,
     pool,
@@ -42,6 +43,9 @@ app.command("tour")(tour.tour)
 app.command("ingest")(ingest.ingest_command)
 app.add_typer(data.app, name="data")
 app.add_typer(pool.app, name="pool")
+limit.app.command("record")(limit_population.record_command)
+limit.app.command("fit")(limit_population.fit_command)
+limit.app.command("exploit")(limit_population.exploit_command)
 app.add_typer(limit.app, name="limit")
 app.add_typer(league.app, name="league")
 app.command("stats")(stats.stats_command)

@@ -1,0 +1,333 @@
+"""``poolshark limit record | fit | exploit``, seed 003's chapter 6 (registered on the
+``limit`` group by the CLI's ``__init__``): record a population's fixed-limit matches, fit
+the network player to the records with the hidden hands imputed by stochastic EM (one
+model, or player types), and train exploiters of the fitted model scored against the model
+and against the true pool (Table 6-2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from poolshark.agents.limit_styles import LIMIT_POOL, LimitStyleAgent
+from poolshark.agents.loading import load_agent
+from poolshark.agents.protocol import Agent
+from poolshark.cli.common import JsonFlag, console, print_json, progress_bar, user_errors
+from poolshark.cli.limit import named_spec
+
+
+def _population(specs: list[str] | None) -> tuple[list[str], list[Agent], list[float]]:
+    """Players ``NAME=SPEC:WEIGHT`` (or ``SPEC:WEIGHT``) with their agents and weights; the
+    shipped synthetic limit pool when none are given."""
+    if not specs:
+        specs = [f"{name}=limit:{name}:{weight}" for name, weight in LIMIT_POOL.items()]
+    names, agents, weights = [], [], []
+    for text in specs:
+        named, colon, weight = text.rpartition(":")
+        if not colon or not named:
+            raise ValueError(f"write a player as NAME=SPEC:WEIGHT or SPEC:WEIGHT, got {text!r}")
+        try:
+            value = float(weight)
+        except ValueError:
+            raise ValueError(
+                f"player {text!r}: the weight {weight!r} is not a number (write a player as"
+                " NAME=SPEC:WEIGHT or SPEC:WEIGHT)"
+            ) from None
+        name, spec = named_spec(named)
+        names.append(name)
+        agents.append(load_agent(spec))
+        weights.append(value)
+    return names, agents, weights
+
+
+def record_command(
+    out: Annotated[Path, typer.Option(help="The records file to write (.npz).")],
+    player: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A population member NAME=SPEC:WEIGHT (repeat; default: the shipped "
+            "synthetic limit pool, limit:rock ... limit:maniac by their pool weights)."
+        ),
+    ] = None,
+    matches: Annotated[int, typer.Option(help="Matches (one table each).")] = 375,
+    deals: Annotated[int, typer.Option(help="Deals per match.")] = 120,
+    seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
+    seed: Annotated[int, typer.Option(help="Seed of the seating, the deals and the play.")] = 0,
+    json_output: JsonFlag = False,
+) -> None:
+    """Record a population's fixed-limit play (seed 003, section 6.5): MATCHES matches of
+    DEALS deals, each seat a player drawn for the whole match; every decision, every
+    player's cards and whether they were shown at a showdown."""
+    from poolshark.limitnet.fit import mixture_nll, truth_nll  # lazy: torch, CLI start
+    from poolshark.limitnet.records import record_matches  # lazy: torch, CLI start
+
+    with user_errors():
+        if not 2 <= seats <= 10:
+            raise ValueError(f"seats must be 2-10, got {seats}")
+        names, agents, weights = _population(player)
+        policies = [a.probabilities if isinstance(a, LimitStyleAgent) else None for a in agents]
+        records = record_matches(
+            agents,
+            weights,
+            matches=matches,
+            deals=deals,
+            seats=seats,
+            seed=seed,
+            names=names,
+            policies=policies,
+        )
+        records.save(out)
+    hidden = records.shown.size - int(records.shown.sum())
+    summary_ = {
+        "out": str(out),
+        "players": dict(zip(names, weights, strict=True)),
+        "matches": matches,
+        "deals": deals,
+        "seats": seats,
+        "decisions": records.decisions,
+        "lines": records.lines,
+        "shown_lines": int(records.shown.sum()),
+        "hidden_lines": hidden,
+        "longest_line": int(records.line_lengths.max()) if records.lines else 0,
+        "truth_nll": truth_nll(records),
+        "mixture_nll": mixture_nll(records),
+    }
+    if json_output:
+        print_json(summary_)
+        return
+    console.print(
+        f"{records.decisions} decisions in {records.lines} player-deals ({hidden} hidden, "
+        f"{records.lines - hidden} shown) -> {out}"
+    )
+    own, mixed = summary_["truth_nll"], summary_["mixture_nll"]
+    if own is not None and mixed is not None:
+        console.print(
+            f"floors, nats per decision: {own:.3f} (each player's own strategy), {mixed:.3f} "
+            "(the members mixed by their posterior in the deal)"
+        )
+
+
+def fit_command(
+    records_path: Annotated[
+        Path, typer.Argument(help="Records from `poolshark limit record`.", show_default=False)
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(help="Folder: limitnet.pt (the model), fit.json, last.pt (resumable)."),
+    ],
+    rounds: Annotated[int, typer.Option(help="EM rounds (impute, then fit).")] = 8,
+    epochs: Annotated[int, typer.Option(help="Passes over the training rows per round.")] = 2,
+    holdout: Annotated[float, typer.Option(help="Share of matches held out.")] = 0.2,
+    player_types: Annotated[
+        int,
+        typer.Option(
+            help="Player types (section 6.3): 0 fits one model for the population; the "
+            "thesis uses 8, each player-match's type drawn by stochastic EM."
+        ),
+    ] = 0,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.01,
+    seed: Annotated[int, typer.Option(help="Seed of the split, imputation and weights.")] = 0,
+    resume: Annotated[bool, typer.Option(help="Continue from OUT/last.pt.")] = False,
+    threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
+    json_output: JsonFlag = False,
+) -> None:
+    """Fit the network player's action function to recorded play by stochastic EM (seed 003,
+    section 6.1): impute the hidden hands from the current model (rejection sampling, full
+    enumeration for long lines, no card twice in a deal), then maximise the likelihood of
+    the actions; per round, the held-out negative log-likelihood per decision with hands
+    imputed and with the true hands (with player types: each match's type summed out)."""
+    import torch  # lazy: torch, CLI start
+
+    from poolshark.limitnet.agent import save_model  # lazy: torch, CLI start
+    from poolshark.limitnet.fit import FitConfig, RoundStats, fit  # lazy: torch, CLI start
+    from poolshark.limitnet.records import LimitRecords  # lazy: torch, CLI start
+
+    with user_errors():
+        if not 0 < holdout < 1:
+            raise ValueError(f"holdout must be between 0 and 1, got {holdout}")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        torch.set_num_threads(threads)
+        config = FitConfig(
+            rounds=rounds,
+            epochs=epochs,
+            learning_rate=learning_rate,
+            player_types=player_types,
+            seed=seed,
+        )
+        main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
+        if main.lines == 0 or held.lines == 0:
+            raise ValueError("too few matches to hold some out; record more")
+        with progress_bar(json_output, transient=True) as bar:
+            task = bar.add_task("EM rounds", total=rounds)
+
+            def advance(row: RoundStats) -> None:
+                bar.update(task, completed=row.round + 1)
+
+            result = fit(
+                main,
+                config,
+                holdout=held,
+                progress=advance,
+                checkpoint=out / "last.pt",
+                resume=resume,
+            )
+        report = {
+            "records": str(records_path),
+            "config": config.model_dump(mode="json"),
+            "train_lines": main.lines,
+            "holdout_lines": held.lines,
+            "holdout_decisions": held.decisions,
+            "start_holdout_imputed_nll": result.start_holdout_imputed_nll,
+            "holdout_truth_nll": result.holdout_truth_nll,
+            "holdout_mixture_nll": result.holdout_mixture_nll,
+            "holdout_match_mixture_nll": result.holdout_match_mixture_nll,
+            "type_prior": None if result.type_prior is None else result.type_prior.tolist(),
+            "type_by_member": None
+            if result.type_by_member is None
+            else {
+                str(name): row.tolist()
+                for name, row in zip(main.member_names, result.type_by_member, strict=True)
+            },
+            "rounds": [row.as_dict() for row in result.history],
+        }
+        extra: dict[str, Any] = {"fit": report}
+        if result.type_prior is not None:
+            extra["type_prior"] = result.type_prior.tolist()
+        save_model(result.model, out / "limitnet.pt", extra=extra)
+        (out / "fit.json").write_text(json.dumps(report, indent=2) + "\n")
+    if json_output:
+        print_json({"out": str(out), **report})
+        return
+    table = Table(
+        title=f"stochastic-EM fit, nats per decision ({held.decisions} held-out decisions)",
+        title_justify="left",
+    )
+    for column in ("round", "train (imputed)", "held out, imputed", "held out, true hands"):
+        table.add_column(column, justify="right")
+    start = result.start_holdout_imputed_nll
+    table.add_row("start", "", "" if start is None else f"{start:.3f}", "")
+    for row in result.history:
+        table.add_row(
+            str(row.round + 1),
+            f"{row.train_nll:.3f}",
+            _nats(row.holdout_imputed_nll),
+            _nats(row.holdout_true_nll),
+        )
+    if result.holdout_mixture_nll is not None:
+        table.add_row("members mixed (deal)", "", "", f"{result.holdout_mixture_nll:.3f}")
+    if result.holdout_match_mixture_nll is not None:
+        table.add_row("members mixed (match)", "", "", f"{result.holdout_match_mixture_nll:.3f}")
+    if result.holdout_truth_nll is not None:
+        table.add_row("own strategies", "", "", f"{result.holdout_truth_nll:.3f}")
+    console.print(table)
+    if result.type_by_member is not None and result.type_prior is not None:
+        types = Table(
+            title="player types: share of each member's training matches per type",
+            title_justify="left",
+        )
+        types.add_column("member")
+        for t, weight in enumerate(result.type_prior):
+            types.add_column(f"{t} ({weight:.2f})", justify="right")
+        for name, row in zip(main.member_names, result.type_by_member, strict=True):
+            types.add_row(str(name), *(f"{share:.2f}" for share in row))
+        console.print(types)
+    console.print(f"model -> {out / 'limitnet.pt'}")
+
+
+def _nats(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
+def exploit_command(
+    model: Annotated[
+        Path,
+        typer.Argument(help="A fitted model (limitnet.pt from `limit fit`).", show_default=False),
+    ],
+    out: Annotated[Path, typer.Option(help="Folder: one resumable run per objective.")],
+    against: Annotated[str, typer.Option(help="The true pool, an agent spec.")] = "limit:pool",
+    objectives: Annotated[
+        str, typer.Option(help="Comma-separated: mean, sharpe, gamblers-ruin.")
+    ] = "mean,sharpe,gamblers-ruin",
+    seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
+    updates: Annotated[int, typer.Option(help="Gradient steps per exploiter.")] = 300,
+    tables: Annotated[int, typer.Option(help="Hands dealt per update.")] = 64,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.002,
+    eval_hands: Annotated[int, typer.Option(help="Table-hands of each evaluation.")] = 20_000,
+    safe_kl: Annotated[
+        float,
+        typer.Option(help="Also train the safe exploiter: the mean, held near the model by KL."),
+    ] = 0.0,
+    seed: Annotated[int, typer.Option(help="Seed of training and evaluation.")] = 0,
+    threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
+    json_output: JsonFlag = False,
+) -> None:
+    """Train exploiters against a fitted model (seed 003, Table 6-2): best responses started
+    from the model, aiming at the mean, the Sharpe ratio or the gambler's-ruin ratio; then
+    each plays one seat against the model and one seat against the true pool, and the table
+    shows what the model promised beside what the pool paid (small bets per hand, 95% CI)."""
+    import torch  # lazy: torch, CLI start
+
+    from poolshark.experiments.limit_exploiters import (  # lazy: torch, CLI start
+        ExploitConfig,
+        exploiter_table,
+        model_row,
+        parse_objectives,
+    )
+
+    with user_errors():
+        if not model.is_file():
+            raise ValueError(f"no model file {str(model)!r}")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        torch.set_num_threads(threads)
+        config = ExploitConfig(
+            objectives=parse_objectives(objectives.split(",")),
+            seats=seats,
+            updates=updates,
+            tables=tables,
+            learning_rate=learning_rate,
+            eval_hands=eval_hands,
+            safe_kl=safe_kl,
+            seed=seed,
+        )
+        pool = load_agent(against)
+        with progress_bar(json_output, transient=True) as bar:
+            runs = len(config.objectives) + (1 if safe_kl > 0 else 0)
+            task = bar.add_task("updates", total=updates * runs)
+            rows = [model_row(model, pool, config)]
+            rows += exploiter_table(model, pool, config, out, lambda n: bar.advance(task, n))
+    if json_output:
+        print_json(
+            {
+                "model": str(model),
+                "against": against,
+                "config": config.model_dump(mode="json"),
+                "unit": "small bets per hand",
+                "rows": [row.as_dict() for row in rows],
+            }
+        )
+        return
+    table = Table(
+        title=f"exploiters of {model}: promised (vs the model) and paid (vs {against}), "
+        "small bets per hand, 95% CI",
+        title_justify="left",
+    )
+    for column in ("exploiter", "vs model", "sd", "vs pool", "sd", "optimism", "VP$IP"):
+        table.add_column(column, justify="right")
+    for row in rows:
+        low, high = row.optimism_ci
+        table.add_row(
+            row.objective,
+            f"{row.model.mean:+.3f} [{row.model.low:+.3f}, {row.model.high:+.3f}]",
+            f"{row.model.sd:.2f}",
+            f"{row.pool.mean:+.3f} [{row.pool.low:+.3f}, {row.pool.high:+.3f}]",
+            f"{row.pool.sd:.2f}",
+            f"{row.optimism:+.3f} [{low:+.3f}, {high:+.3f}]",
+            f"{row.pool.vpip:.0%}",
+        )
+    console.print(table)
