@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from pydantic import BaseModel, ConfigDict, Field
+from scipy.special import logsumexp
 
 from poolshark.cards.combos import COMBO_CARDS
 from poolshark.limitnet.action_function import STAGES, ActionFunction
@@ -444,8 +445,7 @@ def marginal_nll(
     under ``prior``: ``-sum_pm log sum_t prior_t P(actions_pm | t) / D`` (for a model without
     types, :func:`mean_nll`)."""
     logits = type_log_likelihoods(model, records, cards) + np.log(np.maximum(prior, 1e-300))
-    top = logits.max(axis=1)
-    log_sum = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+    log_sum = logsumexp(logits, axis=1)
     return -float(log_sum.sum()) / max(records.decisions, 1)
 
 
@@ -498,8 +498,7 @@ def match_mixture_nll(records: LimitRecords) -> float | None:
         axis=1,
     )
     logits = sums + np.log(records.member_weights)
-    top = logits.max(axis=1)
-    log_sum = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+    log_sum = logsumexp(logits, axis=1)
     return -float(log_sum.sum()) / records.decisions
 
 
