@@ -17,7 +17,6 @@ from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.agent import LimitNetAgent
 from poolshark.limitnet.observer import (
-    LineRecorder,
     Observer,
     ObserverError,
     PlayerLine,
@@ -26,6 +25,7 @@ from poolshark.limitnet.observer import (
     showdown_bucket,
     showdown_strength,
 )
+from poolshark.limitnet.observer_lines import LineRecorder
 
 torch.set_num_threads(1)
 

@@ -295,9 +295,28 @@ class Agent(Protocol):
     """Anything with ``act``: one call per step for all of its pending decisions.
 
     An agent may also have ``hands_ended(ended: EndedHands) -> None``: the play loop then
-    shows it every hand that ends at its tables (see :class:`EndedHands`)."""
+    shows it every hand that ends at its tables (see :class:`EndedHands`); and
+    ``moves_seen(seen: SeenMoves) -> None``: every move made at its tables, its own and
+    the other players', just before the engine applies it (see :class:`SeenMoves`)."""
 
     def act(self, decisions: Decisions) -> Probabilities | Moves: ...
+
+
+@dataclass(frozen=True, eq=False)
+class SeenMoves:
+    """The moves of one play-loop step at tables where an agent sits, as every player there
+    sees them, before the engine applies them: ``decisions`` are the deciding players'
+    (any agent's; its ``rng`` is the watcher's, not to be drawn from by the watcher for
+    others), ``move`` and ``amount`` what they asked for, as :class:`Moves` (the engine
+    still coerces an illegal request: a free fold checks, an unavailable raise calls).
+
+    An agent that keeps public state across a hand (the limit network player's opponent
+    beliefs) reads it here: ``hand_ids`` tell a new hand, and the table's state is the one
+    the move was chosen in."""
+
+    decisions: Decisions
+    move: Int64s
+    amount: Int64s
 
 
 def notify_ended(agent: object, ended: EndedHands) -> None:

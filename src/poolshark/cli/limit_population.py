@@ -1,8 +1,9 @@
-"""``poolshark limit record | fit | exploit``, seed 003's chapter 6 (registered on the
-``limit`` group by the CLI's ``__init__``): record a population's fixed-limit matches, fit
-the network player to the records with the hidden hands imputed by stochastic EM (one
-model, or player types), and train exploiters of the fitted model scored against the model
-and against the true pool (Table 6-2)."""
+"""``poolshark limit record | fit | observe | exploit``, seed 003's chapter 6 (registered on
+the ``limit`` group by the CLI's ``__init__``): record a population's fixed-limit matches,
+fit the network player to the records with the hidden hands imputed by stochastic EM (one
+model, or player types), fit an observer over the fitted model so that it reads its
+opponents' beliefs, and train exploiters of the fitted model scored against the model and
+against the true pool (Table 6-2)."""
 
 from __future__ import annotations
 
@@ -132,6 +133,13 @@ def fit_command(
     learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 0.01,
     seed: Annotated[int, typer.Option(help="Seed of the split, imputation and weights.")] = 0,
     resume: Annotated[bool, typer.Option(help="Continue from OUT/last.pt.")] = False,
+    init: Annotated[
+        Path | None,
+        typer.Option(
+            help="Start from this model (limitnet.pt); with an observer in it (`limit "
+            "observe`), every decision reads the opponent beliefs it computes."
+        ),
+    ] = None,
     threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
 ) -> None:
@@ -142,8 +150,14 @@ def fit_command(
     imputed and with the true hands (with player types: each match's type summed out)."""
     import torch  # lazy: torch, CLI start
 
-    from poolshark.limitnet.agent import save_model  # lazy: torch, CLI start
-    from poolshark.limitnet.fit import FitConfig, RoundStats, fit  # lazy: torch, CLI start
+    from poolshark.limitnet.agent import load_player, save_model  # lazy: torch, CLI start
+    from poolshark.limitnet.fit import (  # lazy: torch, CLI start
+        FitConfig,
+        RoundStats,
+        fit,
+        replayed_belief_nll,
+    )
+    from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
     from poolshark.limitnet.records import LimitRecords  # lazy: torch, CLI start
 
     with user_errors():
@@ -162,6 +176,11 @@ def fit_command(
         main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
         if main.lines == 0 or held.lines == 0:
             raise ValueError("too few matches to hold some out; record more")
+        start = observer = None
+        if init is not None:
+            saved = load_player(init)
+            start, observer = saved.model, saved.observer
+            main, held = with_record_beliefs(main, observer), with_record_beliefs(held, observer)
         with progress_bar(json_output, transient=True) as bar:
             task = bar.add_task("EM rounds", total=rounds)
 
@@ -172,6 +191,7 @@ def fit_command(
                 main,
                 config,
                 holdout=held,
+                model=start,
                 progress=advance,
                 checkpoint=out / "last.pt",
                 resume=resume,
@@ -186,6 +206,11 @@ def fit_command(
             "holdout_truth_nll": result.holdout_truth_nll,
             "holdout_mixture_nll": result.holdout_mixture_nll,
             "holdout_match_mixture_nll": result.holdout_match_mixture_nll,
+            "init": None if init is None else str(init),
+            "beliefs": observer is not None,
+            "holdout_true_nll_replayed_beliefs": None
+            if observer is None
+            else replayed_belief_nll(result.model, observer, held, result.type_prior),
             "type_prior": None if result.type_prior is None else result.type_prior.tolist(),
             "type_by_member": None
             if result.type_by_member is None
@@ -198,6 +223,8 @@ def fit_command(
         extra: dict[str, Any] = {"fit": report}
         if result.type_prior is not None:
             extra["type_prior"] = result.type_prior.tolist()
+        if observer is not None:  # the type tables, now over the refitted model
+            extra["observer"] = observer.state()
         save_model(result.model, out / "limitnet.pt", extra=extra)
         (out / "fit.json").write_text(json.dumps(report, indent=2) + "\n")
     if json_output:
@@ -209,8 +236,7 @@ def fit_command(
     )
     for column in ("round", "train (imputed)", "held out, imputed", "held out, true hands"):
         table.add_column(column, justify="right")
-    start = result.start_holdout_imputed_nll
-    table.add_row("start", "", "" if start is None else f"{start:.3f}", "")
+    table.add_row("start", "", _nats(result.start_holdout_imputed_nll), "")
     for row in result.history:
         table.add_row(
             str(row.round + 1),
@@ -224,6 +250,9 @@ def fit_command(
         table.add_row("members mixed (match)", "", "", f"{result.holdout_match_mixture_nll:.3f}")
     if result.holdout_truth_nll is not None:
         table.add_row("own strategies", "", "", f"{result.holdout_truth_nll:.3f}")
+    replayed = report["holdout_true_nll_replayed_beliefs"]
+    if replayed is not None:
+        table.add_row("beliefs replayed by the fit", "", "", f"{replayed:.3f}")
     console.print(table)
     if result.type_by_member is not None and result.type_prior is not None:
         types = Table(
@@ -237,6 +266,103 @@ def fit_command(
             types.add_row(str(name), *(f"{share:.2f}" for share in row))
         console.print(types)
     console.print(f"model -> {out / 'limitnet.pt'}")
+
+
+def observe_command(
+    records_path: Annotated[
+        Path, typer.Argument(help="Records from `poolshark limit record`.", show_default=False)
+    ],
+    model: Annotated[
+        Path,
+        typer.Option(help="The fitted model (limitnet.pt from `limit fit`) the observer reads."),
+    ],
+    out: Annotated[Path, typer.Option(help="The model with its observer (.pt), an agent spec.")],
+    lines: Annotated[int, typer.Option(help="Training lines drawn from the records.")] = 20_000,
+    steps: Annotated[int, typer.Option(help="Gradient steps (the best held-out kept).")] = 40,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Step size.")] = 1.0,
+    holdout: Annotated[float, typer.Option(help="Share of matches held out.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the split, the lines and the start.")] = 0,
+    threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
+    json_output: JsonFlag = False,
+) -> None:
+    """Fit the observer (seed 003, section 4.3.3) to recorded play over a fitted model: the
+    card-type tables, the board-conditioned transitions and the showdown estimator, by
+    per-type normalized steps on the actions' likelihood, stopped at the best held-out
+    likelihood. The model it writes reads its opponents' public beliefs in play, and `limit
+    fit --init` refits it reading them. A model fitted without beliefs has its belief
+    weights zeroed first (it plays the same until refitted)."""
+    import torch  # lazy: torch, CLI start
+
+    from poolshark.limitnet.agent import (  # lazy: torch, CLI start
+        load_player,
+        observer_payload,
+        save_model,
+    )
+    from poolshark.limitnet.observer import Observer  # lazy: torch, CLI start
+    from poolshark.limitnet.observer_lines import (  # lazy: torch, CLI start
+        fit_observer_to_records,
+    )
+    from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
+    from poolshark.limitnet.records import LimitRecords  # lazy: torch, CLI start
+
+    with user_errors():
+        if not 0 < holdout < 1:
+            raise ValueError(f"holdout must be between 0 and 1, got {holdout}")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        torch.set_num_threads(threads)
+        saved = load_player(model)
+        start = saved.observer
+        if start is None:
+            saved.model.clear_belief_gates()
+            start = Observer(saved.model, seed=seed, init_scale=0.1)
+        main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
+        if main.lines == 0 or held.lines == 0:
+            raise ValueError("too few matches to hold some out; record more")
+        main = with_record_beliefs(main, saved.observer)
+        held = with_record_beliefs(held, saved.observer)
+        with progress_bar(json_output, transient=True) as bar:
+            task = bar.add_task("observer steps", total=steps + 1)
+            observer, course = fit_observer_to_records(
+                start,
+                main,
+                held,
+                lines=lines,
+                steps=steps,
+                learning_rate=learning_rate,
+                seed=seed,
+                progress=lambda step, _train, _held: bar.update(task, completed=step + 1),
+            )
+        report = {
+            "records": str(records_path),
+            "model": str(model),
+            "lines": lines,
+            "steps": steps,
+            "learning_rate": learning_rate,
+            "seed": seed,
+            "best_step": course.best_step,
+            "train_log_likelihood": course.train,
+            "held_out_log_likelihood": course.held_out,
+        }
+        extra: dict[str, Any] = {"observe": report, **observer_payload(observer, saved.model)}
+        if saved.type_prior is not None:
+            extra["type_prior"] = saved.type_prior.tolist()
+        save_model(saved.model, out, extra=extra)
+    if json_output:
+        print_json({"out": str(out), **report})
+        return
+    table = Table(
+        title="observer fit: log-likelihood per decision (showdowns included)",
+        title_justify="left",
+    )
+    for column in ("step", "train", "held out"):
+        table.add_column(column, justify="right")
+    for step, (train, held_) in enumerate(zip(course.train, course.held_out, strict=True)):
+        if step % max(1, steps // 10) == 0 or step in (course.best_step, steps):
+            mark = " (kept)" if step == course.best_step else ""
+            table.add_row(f"{step}{mark}", f"{train:.4f}", f"{held_:.4f}")
+    console.print(table)
+    console.print(f"model and observer -> {out}")
 
 
 def _nats(value: float | None) -> str:

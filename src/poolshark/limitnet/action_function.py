@@ -36,8 +36,8 @@ OUTCOME_STATES = 8
 """Outcome states per option and stage (the thesis's choice)."""
 
 CARD_TYPES = 8
-"""Card types per opponent belief vector (the thesis's choice; the observer, not yet built,
-fills them: until then the summed beliefs are zeros)."""
+"""Card types per opponent belief vector (the thesis's choice). A player with an observer
+reads its opponents' public beliefs (``limitnet.public_beliefs``); one without reads zeros."""
 
 STAGES = 4
 OPTIONS = 2
@@ -91,6 +91,13 @@ class ActionFunction(nn.Module):
             if player_types > 0
             else None
         )
+
+    def clear_belief_gates(self) -> None:
+        """Zero the gating weights of the summed opponent beliefs: a model fitted without
+        beliefs then plays alike when they are fed in, until it learns to read them."""
+        with torch.no_grad():
+            for size, gates in zip(self.card_sizes, self.gates, strict=True):
+                gates[:, :, BET_SIZE + size : BET_SIZE + size + self.card_types] = 0.0
 
     def utilities(
         self,

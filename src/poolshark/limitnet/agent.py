@@ -3,7 +3,9 @@ protocol, one batched forward pass of the :class:`ActionFunction` per call.
 
 Each decision's inputs are its bet features (compiled, over the engine's arrays), its
 card features at the stage (compiled, one batch per call) and the summed opponent
-card-type beliefs (zeros until the observer model exists). Actions are drawn from the
+card-type beliefs: with an observer, the public beliefs it keeps at every table from every
+move the play loop shows it (``moves_seen``, ``limitnet.public_beliefs``); without, zeros.
+Actions are drawn from the
 legal fold / call / raise probabilities with the decision's random stream, so a match
 replays from its seed. A :class:`Recorder` (the trainer's) is shown every decision.
 """
@@ -19,12 +21,14 @@ import numpy.typing as npt
 import torch
 
 from poolshark.agents.bots import SeatDraws
-from poolshark.agents.protocol import AgentError, Decisions, Moves
+from poolshark.agents.protocol import AgentError, Decisions, Moves, SeenMoves
 from poolshark.engine.config import Betting
 from poolshark.limitnet import CHECKPOINT_KIND
 from poolshark.limitnet.action_function import ActionFunction
-from poolshark.limitnet.bet_features import batch_bet_features
+from poolshark.limitnet.bet_features import batch_bet_features, legal_actions
 from poolshark.limitnet.card_features_compiled import card_feature_batch
+from poolshark.limitnet.observer import Observer, ObserverError
+from poolshark.limitnet.public_beliefs import BeliefTracker
 from poolshark.training.common import read_checkpoint_of, save_atomic
 
 Floats = npt.NDArray[np.float64]
@@ -70,8 +74,11 @@ class DecisionInputs:
         )
 
 
-def decision_inputs(decisions: Decisions, card_types: int) -> DecisionInputs:
-    """The action function's inputs at every decision of ``decisions``."""
+def decision_inputs(
+    decisions: Decisions, card_types: int, beliefs: Floats | None = None
+) -> DecisionInputs:
+    """The action function's inputs at every decision of ``decisions`` (``beliefs``: the
+    summed opponent beliefs, zeros when None)."""
     batch = decisions.batch
     if batch.config.betting is not Betting.FIXED_LIMIT:
         raise AgentError("the network player plays fixed-limit hold'em only")
@@ -79,15 +86,9 @@ def decision_inputs(decisions: Decisions, card_types: int) -> DecisionInputs:
     stages = decisions.street.astype(np.int64)
     shown = np.asarray((0, 3, 4, 5), dtype=np.int64)[stages]
     cards = card_feature_batch(decisions.hole_cards, decisions.board, shown)
-    legal = np.stack(
-        [
-            decisions.call > 0,
-            np.ones(decisions.size, dtype=bool),
-            decisions.min_raise_to >= 0,  # the game's decision cap closes raising
-        ],
-        axis=1,
-    )
-    beliefs = np.zeros((decisions.size, card_types))
+    legal = legal_actions(decisions)
+    if beliefs is None:
+        beliefs = np.zeros((decisions.size, card_types))
     return DecisionInputs(stages, bets, costs, cards, beliefs, legal)
 
 
@@ -100,7 +101,8 @@ class Recorder(Protocol):
 class LimitNetAgent:
     """Plays an :class:`ActionFunction` (see the module docstring); ``greedy`` takes the most
     likely action instead of sampling. With ``type_prior`` (a model with player types, as
-    fitted), each seat plays a type drawn from it for each hand, as a population would."""
+    fitted), each seat plays a type drawn from it for each hand, as a population would.
+    With ``observer`` (over this model), it reads its opponents' public beliefs."""
 
     def __init__(
         self,
@@ -110,6 +112,7 @@ class LimitNetAgent:
         recorder: Recorder | None = None,
         greedy: bool = False,
         type_prior: Floats | None = None,
+        observer: Observer | None = None,
     ) -> None:
         self.device = torch.device(device)
         self.model = model.to(self.device)
@@ -123,6 +126,13 @@ class LimitNetAgent:
                     f"{model.player_types}"
                 )
             self.type_draws = SeatDraws(type_prior.tolist())
+        self.observer = observer
+        self.beliefs = None if observer is None else BeliefTracker(observer)
+        if observer is not None and observer.types != model.card_types:
+            raise AgentError(
+                f"an observer over {observer.types} card types for a model reading "
+                f"{model.card_types}"
+            )
 
     def probabilities(self, inputs: DecisionInputs, types: Int64s | None = None) -> Floats:
         """(D, 3) probabilities of fold, call, raise (``types``: the players' types)."""
@@ -134,7 +144,8 @@ class LimitNetAgent:
 
     def act(self, decisions: Decisions) -> Moves:
         """Draw fold, call or raise at every decision (raises are one bet unit)."""
-        inputs = decision_inputs(decisions, self.model.card_types)
+        beliefs = None if self.beliefs is None else self.beliefs.summed(decisions)
+        inputs = decision_inputs(decisions, self.model.card_types, beliefs)
         types = None if self.type_draws is None else self.type_draws.draw(decisions)
         probabilities = self.probabilities(inputs, types) * inputs.legal
         if self.greedy:
@@ -150,6 +161,11 @@ class LimitNetAgent:
             self.recorder.record(decisions, inputs, actions)
         amounts = np.where(actions == 2, decisions.min_raise_to, 0)
         return Moves(actions, amounts.astype(np.int64))
+
+    def moves_seen(self, seen: SeenMoves) -> None:
+        """Update the opponents' public beliefs on every move at this agent's tables."""
+        if self.beliefs is not None:
+            self.beliefs.seen(seen)
 
 
 def checkpoint_payload(
@@ -189,13 +205,59 @@ def load_model(path: Path, device: str = "cpu") -> ActionFunction:
     return model_from_payload(payload)
 
 
-def load_limitnet_agent(path: Path, *, device: str = "cpu") -> LimitNetAgent:
-    """The agent of a network player's checkpoint (the registered loader); a fitted model
-    with player types plays them by its ``type_prior``."""
+def observer_payload(observer: Observer, model: ActionFunction) -> dict[str, Any]:
+    """A checkpoint's entries for ``observer`` kept beside ``model``: its state, and its
+    own action function when that is not ``model`` (an exploiter's observer reads the
+    fitted model it exploits, not the exploiter)."""
+    extra: dict[str, Any] = {"observer": observer.state()}
+    base = observer.emission.action_function
+    if base is not model:
+        extra["observer_model"] = checkpoint_payload(base)
+    return extra
+
+
+def observer_from_payload(payload: dict[str, Any], model: ActionFunction) -> Observer | None:
+    """The observer a checkpoint dict keeps beside its model (:func:`observer_payload`), or
+    None."""
+    state = payload.get("observer")
+    if state is None:
+        return None
+    base = payload.get("observer_model")
+    try:
+        return Observer.from_state(model if base is None else model_from_payload(base), state)
+    except ObserverError as error:
+        raise AgentError(f"the checkpoint's observer: {error}") from error
+
+
+@dataclass(frozen=True)
+class SavedPlayer:
+    """What a network player's checkpoint holds: the model, its observer (or None), the
+    player-type prior (or None) and the whole dict (its reports included)."""
+
+    model: ActionFunction
+    observer: Observer | None
+    type_prior: Floats | None
+    payload: dict[str, Any]
+
+
+def load_player(path: Path, device: str = "cpu") -> SavedPlayer:
+    """The model, observer and type prior of a checkpoint file (``weights_only=True``)."""
     payload = read_checkpoint_of(path, CHECKPOINT_KIND, CHECKPOINT_FORMAT, device, AgentError)
     prior = payload.get("type_prior")
+    model = model_from_payload(payload)
+    return SavedPlayer(
+        model,
+        observer_from_payload(payload, model),
+        None if prior is None else np.asarray(prior, dtype=np.float64),
+        payload,
+    )
+
+
+def load_limitnet_agent(path: Path, *, device: str = "cpu") -> LimitNetAgent:
+    """The agent of a network player's checkpoint (the registered loader); a fitted model
+    with player types plays them by its ``type_prior``, one with an observer reads its
+    opponents' beliefs."""
+    saved = load_player(path, device)
     return LimitNetAgent(
-        model_from_payload(payload),
-        device=device,
-        type_prior=None if prior is None else np.asarray(prior, dtype=np.float64),
+        saved.model, device=device, type_prior=saved.type_prior, observer=saved.observer
     )

@@ -30,6 +30,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+from poolshark.agents.protocol import Decisions
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
 from poolshark.engine.kernel import (
@@ -49,6 +50,7 @@ from poolshark.engine.table import Table
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
 
 BET_FEATURES = (
     "opponents",
@@ -65,6 +67,24 @@ BET_FEATURES = (
 
 CALL, RAISE_OPTION = 0, 1
 """Option rows of a (2, 9) feature block: after a call, after a raise."""
+
+
+def legal_actions(decisions: Decisions) -> Bools:
+    """(D, 3) which of fold, call (check), raise are allowed: folding only facing a bet
+    (a free fold would be a check), raising until the round's cap or the game's decision
+    cap closes it."""
+    return np.stack(
+        [decisions.call > 0, np.ones(decisions.size, dtype=bool), decisions.min_raise_to >= 0],
+        axis=1,
+    )
+
+
+def taken_actions(legal: Bools, moves: npt.ArrayLike) -> Int64s:
+    """The fold / call / raise the engine applies for requested ``moves``: an illegal
+    request becomes a call (a free fold checks, an unavailable raise calls)."""
+    actions = np.asarray(moves, dtype=np.int64).copy()
+    actions[~legal[np.arange(actions.size), actions]] = 1
+    return actions
 
 
 def table_bet_features(table: Table) -> tuple[Floats, Floats]:

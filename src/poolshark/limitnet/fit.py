@@ -25,7 +25,9 @@ undealt board are not drawn; they do not enter any likelihood.
 
 **Fitting** (:func:`fit`): each round imputes the training lines and takes ``epochs``
 passes of Adam over shuffled minibatches of the negative log-likelihood per decision.
-Beliefs are zeros, as the playing agent's (the observer is fitted apart). Each round draws
+The model reads the records' summed opponent beliefs where they carry them (computed under
+a fitted observer, ``limitnet.public_beliefs.record_beliefs``; they are public, so the
+imputation leaves them be), zeros otherwise. Each round draws
 from its own seeded stream and may be checkpointed, so a killed fit resumes to the same
 weights. Each round reports the thesis's "entropy after imputation" on held-out lines (the
 mean negative log-likelihood per decision with their hidden hands imputed by the model
@@ -53,6 +55,8 @@ from poolshark.cards.combos import COMBO_CARDS
 from poolshark.limitnet.action_function import STAGES, ActionFunction
 from poolshark.limitnet.agent import checkpoint_payload
 from poolshark.limitnet.card_features_compiled import card_feature_batch
+from poolshark.limitnet.observer import Observer
+from poolshark.limitnet.public_beliefs import with_record_beliefs
 from poolshark.limitnet.records import SHOWN_AT, LimitRecords
 from poolshark.training.common import check_run_folder, read_checkpoint_of, save_atomic
 
@@ -181,6 +185,21 @@ def stage_log_likelihoods(
     return out
 
 
+def belief_rows(records: LimitRecords, model: ActionFunction, rows: Int64s | None = None) -> Floats:
+    """The summed opponent beliefs at decision ``rows`` (every row when None) as the model
+    reads them: the records' (:meth:`LimitRecords.with_beliefs`), zeros without them."""
+    count = records.decisions if rows is None else rows.size
+    if records.beliefs is None:
+        return np.zeros((count, model.card_types))
+    if records.beliefs.shape[1] != model.card_types:
+        raise FitError(
+            f"the records carry beliefs over {records.beliefs.shape[1]} card types, the "
+            f"model reads {model.card_types}"
+        )
+    beliefs: Floats = records.beliefs if rows is None else records.beliefs[rows]
+    return beliefs
+
+
 def _chosen_log_probabilities(
     model: ActionFunction,
     records: LimitRecords,
@@ -196,7 +215,7 @@ def _chosen_log_probabilities(
             torch.from_numpy(records.bets[rows]).float(),
             torch.from_numpy(records.costs[rows]).float(),
             torch.from_numpy(cards).float(),
-            torch.zeros(rows.size, model.card_types),
+            torch.from_numpy(belief_rows(records, model, rows)).float(),
             torch.from_numpy(records.legal[rows]),
             types=None if types is None else torch.from_numpy(types),
         )
@@ -449,6 +468,23 @@ def marginal_nll(
     return -float(log_sum.sum()) / max(records.decisions, 1)
 
 
+def replayed_belief_nll(
+    model: ActionFunction,
+    observer: Observer,
+    records: LimitRecords,
+    type_prior: Floats | None = None,
+) -> float:
+    """Mean NLL per decision of ``records`` with the true hands and the opponent beliefs
+    recomputed by ``observer``'s type tables over ``model`` (as the fitted model plays
+    them), rather than the beliefs the fit read (the observer's over the starting model);
+    with ``type_prior`` each match's player type is summed out."""
+    replayed = with_record_beliefs(records, Observer.from_state(model, observer.state()))
+    cards = decision_cards(replayed, replayed.holes)
+    if type_prior is not None:
+        return marginal_nll(model, replayed, cards, type_prior)
+    return mean_nll(model, replayed, cards)
+
+
 def truth_nll(records: LimitRecords) -> float | None:
     """The recorded players' own strategies' mean negative log-likelihood per decision
     (None when the records do not know them)."""
@@ -678,7 +714,7 @@ def _fit_rows(
     bets = torch.from_numpy(records.bets).float()
     costs = torch.from_numpy(records.costs).float()
     card_rows = torch.from_numpy(cards).float()
-    beliefs = torch.zeros(records.decisions, model.card_types)
+    beliefs = torch.from_numpy(belief_rows(records, model)).float()
     legal = torch.from_numpy(records.legal)
     actions = torch.from_numpy(records.actions)
     typed = None if types is None else torch.from_numpy(types)

@@ -25,7 +25,6 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from poolshark.agents.protocol import Decisions
 from poolshark.cards.card import rank_of, suit_of
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.limitnet.action_function import (
@@ -35,7 +34,6 @@ from poolshark.limitnet.action_function import (
     STAGES,
     ActionFunction,
 )
-from poolshark.limitnet.agent import DecisionInputs
 from poolshark.limitnet.card_ranks import WINDOWS
 
 Floats = npt.NDArray[np.float64]
@@ -47,6 +45,10 @@ BOARD_CLASSES = 8
 
 ACTIONS = 3
 """Fold, call, raise."""
+
+
+OBSERVER_PARAMETERS = ("initial_logits", "transition_logits", "showdown_logits", "type_gates")
+"""The observer's learnt parameter blocks, as :meth:`Observer.state` names them."""
 
 
 class ObserverError(ValueError):
@@ -431,6 +433,37 @@ class Observer:
         )
         return grads.log_likelihood
 
+    def state(self) -> dict[str, torch.Tensor]:
+        """The learnt parameters as tensors (what a checkpoint keeps)."""
+        return {
+            "initial_logits": torch.from_numpy(self.initial_logits.copy()),
+            "transition_logits": torch.from_numpy(self.transition_logits.copy()),
+            "showdown_logits": torch.from_numpy(self.showdown_logits.copy()),
+            "type_gates": self.emission.type_gates.detach().clone(),
+        }
+
+    @staticmethod
+    def from_state(action_function: ActionFunction, state: dict[str, torch.Tensor]) -> Observer:
+        """The observer of :meth:`state` over ``action_function`` (its emission's base)."""
+        observer = Observer(action_function)
+        try:
+            arrays = {name: state[name].double() for name in OBSERVER_PARAMETERS}
+        except KeyError as missing:
+            raise ObserverError(f"an observer's state lacks {missing}") from None
+        expected = {name: tuple(getattr(observer, name).shape) for name in OBSERVER_PARAMETERS[:3]}
+        expected["type_gates"] = tuple(observer.emission.type_gates.shape)
+        for name, shape in expected.items():
+            if tuple(arrays[name].shape) != shape:
+                raise ObserverError(
+                    f"the observer's {name} has shape {tuple(arrays[name].shape)}, its action "
+                    f"function needs {shape}"
+                )
+        observer.initial_logits = arrays["initial_logits"].numpy()
+        observer.transition_logits = arrays["transition_logits"].numpy()
+        observer.showdown_logits = arrays["showdown_logits"].numpy()
+        observer.emission.type_gates = arrays["type_gates"]
+        return observer
+
     def log_likelihood(self, lines: list[PlayerLine]) -> float:
         """Summed log-likelihood of ``lines`` (actions and showdowns given the boards)."""
         return self.gradients(lines).log_likelihood
@@ -488,61 +521,3 @@ def sample_lines(
             PlayerLine(stages, bets, costs, opponents, legal, actions, boards, last, shown)
         )
     return lines
-
-
-RecordedDecision = tuple[int, Floats, Floats, Floats, Bools, int, Int64s]
-"""Stage, bet features, costs, opponent beliefs, legal actions, action and board of one
-recorded decision."""
-
-
-class LineRecorder:
-    """A network player's recorder (``LimitNetAgent(recorder=...)``) that keeps every
-    decision it is shown and turns them into one :class:`PlayerLine` per player and hand:
-    the lines to fit an observer on self-play. Showdowns are not seen (``shown`` -1)."""
-
-    def __init__(self) -> None:
-        self.rows: dict[tuple[int, int, int], list[RecordedDecision]] = {}
-
-    def record(self, decisions: Decisions, inputs: DecisionInputs, actions: Int64s) -> None:
-        """Keep each decision under (table, hand, seat)."""
-        boards = decisions.board
-        for row in range(decisions.size):
-            key = (
-                int(decisions.tables[row]),
-                int(decisions.hand_ids[row]),
-                int(decisions.seats[row]),
-            )
-            self.rows.setdefault(key, []).append(
-                (
-                    int(inputs.stages[row]),
-                    inputs.bets[row],
-                    inputs.costs[row],
-                    inputs.beliefs[row],
-                    inputs.legal[row],
-                    int(actions[row]),
-                    boards[row],
-                )
-            )
-
-    def lines(self) -> list[PlayerLine]:
-        """The recorded lines, in the order their first decisions came."""
-        lines = []
-        for rows in self.rows.values():
-            stages = np.array([row[0] for row in rows], dtype=np.int64)
-            last = int(stages.max())
-            board = tuple(int(card) for card in rows[-1][6] if card >= 0)
-            classes = [-1] + [board_class(board[: 2 + stage]) for stage in range(1, last + 1)]
-            classes += [-1] * (STAGES - len(classes))
-            lines.append(
-                PlayerLine(
-                    stages,
-                    np.stack([row[1] for row in rows]),
-                    np.stack([row[2] for row in rows]),
-                    np.stack([row[3] for row in rows]),
-                    np.stack([row[4] for row in rows]),
-                    np.array([row[5] for row in rows], dtype=np.int64),
-                    np.array(classes, dtype=np.int64),
-                    last,
-                )
-            )
-        return lines

@@ -17,17 +17,24 @@ seats, each match seating players drawn from a population for its whole length, 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, Decisions, EndedHands, Moves, engine_moves
+from poolshark.agents.protocol import (
+    Agent,
+    Decisions,
+    EndedHands,
+    Moves,
+    SeenMoves,
+    engine_moves,
+)
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import Betting
 from poolshark.engine.kernel import FOLDED, SHOWN
-from poolshark.limitnet.bet_features import batch_bet_features
+from poolshark.limitnet.bet_features import batch_bet_features, legal_actions, taken_actions
 from poolshark.play.loop import PlayLoop, match_game
 
 Floats = npt.NDArray[np.float64]
@@ -37,7 +44,8 @@ Bools = npt.NDArray[np.bool_]
 Policy = Callable[[Decisions], npt.NDArray[np.float64]]
 """A player's own (D, 3) fold / call / raise probabilities at D decisions."""
 
-RECORDS_FORMAT = "poolshark-limit-records-v1"
+RECORDS_FORMAT = "poolshark-limit-records-v2"
+"""v2 added ``order`` (the play order of the rows within a deal)."""
 SHOWN_AT = np.asarray((0, 3, 4, 5), dtype=np.int64)
 """Board cards public at each stage."""
 
@@ -51,12 +59,18 @@ class LimitRecords:
     """Decisions grouped by line (a line's decisions are contiguous, in order of play) and
     the lines themselves; ``line_start`` (L + 1) are the offsets of each line's rows.
 
-    ``truth`` (D, 3) is the acting player's own action probabilities and ``members``
-    (D, K, 3) every population member's at the same decision (NaN where unknown);
+    ``order`` (D,) increases with the time of each decision within its deal (the deal's
+    rows sorted by it are the order of play). ``truth`` (D, 3) is the acting player's own
+    action probabilities and ``members`` (D, K, 3) every population member's at the same
+    decision (NaN where unknown);
     ``member_weights`` (K,) is how often each member is seated and ``member_names`` (K,)
-    what each is called (``player`` indexes them)."""
+    what each is called (``player`` indexes them). ``beliefs`` (D, T), when set
+    (:meth:`with_beliefs`), are the summed opponent card-type beliefs each decision saw
+    under an observer (``limitnet.public_beliefs.record_beliefs``); a model reads zeros
+    without them."""
 
     line: Int64s
+    order: Int64s
     stages: Int64s
     bets: Floats
     costs: Floats
@@ -75,6 +89,7 @@ class LimitRecords:
     line_start: Int64s
     member_weights: Floats
     member_names: npt.NDArray[np.str_]
+    beliefs: Floats | None = None
 
     @property
     def decisions(self) -> int:
@@ -118,7 +133,14 @@ class LimitRecords:
             line_start=start,
             member_weights=self.member_weights,
             member_names=self.member_names,
+            beliefs=None if self.beliefs is None else self.beliefs[rows],
         )
+
+    def with_beliefs(self, beliefs: Floats | None) -> LimitRecords:
+        """The same records with each decision's summed opponent beliefs (D, T) set."""
+        if beliefs is not None and beliefs.shape[0] != self.decisions:
+            raise RecordsError(f"{beliefs.shape[0]} belief rows for {self.decisions} decisions")
+        return replace(self, beliefs=beliefs)
 
     def split_matches(self, held_out: float, seed: int) -> tuple[LimitRecords, LimitRecords]:
         """(main, hold-out): whole matches drawn at random into the hold-out set, about
@@ -135,6 +157,8 @@ class LimitRecords:
         run never leaves half a file)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.beliefs is None:
+            del arrays["beliefs"]
         partial = path.with_name(path.name + ".partial")
         with partial.open("wb") as handle:
             np.savez_compressed(handle, format=np.asarray(RECORDS_FORMAT), **arrays)
@@ -145,9 +169,16 @@ class LimitRecords:
         """Read records written by :meth:`save`."""
         try:
             with np.load(path, allow_pickle=False) as data:
-                if str(data["format"]) != RECORDS_FORMAT:
+                written = str(data["format"])
+                if written.startswith("poolshark-limit-records-") and written != RECORDS_FORMAT:
+                    raise RecordsError(
+                        f"{path} holds limit records of format {written}, this version reads "
+                        f"{RECORDS_FORMAT}: record them again (`poolshark limit record`)"
+                    )
+                if written != RECORDS_FORMAT:
                     raise RecordsError(f"{path} is not a limit records file ({RECORDS_FORMAT})")
-                return LimitRecords(**{f.name: data[f.name] for f in fields(LimitRecords)})
+                arrays = {f.name: data[f.name] for f in fields(LimitRecords) if f.name != "beliefs"}
+                return LimitRecords(**arrays, beliefs=data.get("beliefs"))
         except (OSError, KeyError, ValueError) as error:
             if isinstance(error, RecordsError):
                 raise
@@ -164,7 +195,7 @@ _LINE_FIELDS = (
     "board_shown",
     "shown",
 )
-_ROW_FIELDS = ("stages", "bets", "costs", "legal", "actions", "truth", "members")
+_ROW_FIELDS = ("order", "stages", "bets", "costs", "legal", "actions", "truth", "members")
 
 
 @dataclass
@@ -176,7 +207,7 @@ class _Store:
 
     @staticmethod
     def empty() -> _Store:
-        names = ("table", "hand", "seat", "player", *_ROW_FIELDS)
+        names = ("table", "hand", "seat", "player", *_ROW_FIELDS[1:])  # order comes later
         return _Store({name: [] for name in names}, {})
 
 
@@ -200,12 +231,8 @@ class RecordingAgent:
         answer = self.inner.act(decisions)
         moves, amounts = engine_moves(decisions, answer, self.name)
         bets, costs = batch_bet_features(decisions.batch, decisions.tables)
-        legal = np.stack(
-            [decisions.call > 0, np.ones(decisions.size, bool), decisions.min_raise_to >= 0],
-            axis=1,
-        )
-        actions = moves.copy()
-        actions[~legal[np.arange(decisions.size), actions]] = 1  # the engine's coercion
+        legal = legal_actions(decisions)
+        actions = taken_actions(legal, moves)
         members = np.full((decisions.size, len(self.policies), 3), np.nan)
         for k, policy in enumerate(self.policies):
             if policy is not None:
@@ -244,6 +271,12 @@ class RecordingAgent:
         hands_ended = getattr(self.inner, "hands_ended", None)
         if callable(hands_ended):
             hands_ended(ended)
+
+    def moves_seen(self, seen: SeenMoves) -> None:
+        """Pass the moves at this player's tables on to the inner agent, if it asks."""
+        moves_seen = getattr(self.inner, "moves_seen", None)
+        if callable(moves_seen):
+            moves_seen(seen)
 
 
 class _MatchFace:
@@ -316,6 +349,7 @@ def record_matches(
 def _assemble(store: _Store, weights: Floats, names: Sequence[str]) -> LimitRecords:
     """Group the recorded rows into lines (deal, seat), in order of play."""
     rows = {name: np.concatenate(parts) for name, parts in store.rows.items()}
+    rows["order"] = np.arange(rows["hand"].size, dtype=np.int64)  # appended in play order
     hand, seat = rows["hand"], rows["seat"]
     order = np.lexsort((np.arange(hand.size), seat, hand))  # stable within a line
     rows = {name: values[order] for name, values in rows.items()}
@@ -339,6 +373,7 @@ def _assemble(store: _Store, weights: Floats, names: Sequence[str]) -> LimitReco
         table[i] = deal_table
     return LimitRecords(
         line=np.repeat(np.arange(first.size, dtype=np.int64), lengths),
+        order=rows["order"],
         stages=rows["stages"],
         bets=rows["bets"],
         costs=rows["costs"],

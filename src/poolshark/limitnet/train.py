@@ -51,7 +51,9 @@ from poolshark.limitnet.agent import (
     checkpoint_payload,
     load_model,
     model_from_payload,
+    observer_payload,
 )
+from poolshark.limitnet.observer import Observer
 from poolshark.play.loop import PlayLoop, match_game
 from poolshark.training.common import read_checkpoint_of, save_atomic
 
@@ -213,9 +215,13 @@ class _DealFace:
 class Trainer:
     """A REINFORCE run (see the module docstring); ``opponent`` plays the frozen seats of a
     best response (default: a frozen copy of the starting network, ``config.init``'s
-    weights when given)."""
+    weights when given); with ``observer`` the learner reads its opponents' public beliefs
+    under it (a best response to a fitted model: the model's own observer, over a frozen
+    copy of the model)."""
 
-    def __init__(self, config: TrainConfig, opponent: Agent | None = None) -> None:
+    def __init__(
+        self, config: TrainConfig, opponent: Agent | None = None, observer: Observer | None = None
+    ) -> None:
         if config.mode is Mode.SELF_PLAY and config.objective is not Objective.MEAN:
             raise TrainError(
                 f"the {config.objective} objective needs a best response: self-play's "
@@ -235,6 +241,7 @@ class Trainer:
         if config.mode is Mode.BEST_RESPONSE and opponent is None:
             opponent = LimitNetAgent(copy.deepcopy(self.model))
         self.opponent = opponent
+        self.observer = observer
         self.game = limit_game(config.seats, config.cap_heads_up)
 
     def _starting_model(self) -> ActionFunction:
@@ -261,7 +268,7 @@ class Trainer:
         config = self.config
         batch = BatchedTables(self.game, config.tables, seed=_mix(config.seed, update))
         trajectories = _Trajectories()
-        learner = LimitNetAgent(self.model, recorder=trajectories)
+        learner = LimitNetAgent(self.model, recorder=trajectories, observer=self.observer)
         agents: list[Agent] = [learner]
         index = np.arange(config.tables)
         buttons = (index // config.seats + update) % config.seats
@@ -398,7 +405,10 @@ class Trainer:
             },
             out / "last.pt",
         )
-        save_atomic(checkpoint_payload(self.model, {"update": self.update}), out / "limitnet.pt")
+        extra: dict[str, Any] = {"update": self.update}
+        if self.observer is not None:
+            extra |= observer_payload(self.observer, self.model)
+        save_atomic(checkpoint_payload(self.model, extra), out / "limitnet.pt")
 
     def resume(self, out: Path) -> None:
         """Continue from ``out/last.pt``; the run's config must match except ``updates``."""

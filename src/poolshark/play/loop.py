@@ -18,7 +18,9 @@ What a use of the loop adds is its :class:`Face`:
   a face may end a hand early, say a folded learner's, with :meth:`PlayLoop.close`).
 
 Agents that ask (a ``hands_ended`` method, ``agents.protocol.EndedHands``) are shown every
-hand that ends at their tables, after ``finished`` and before the tables deal again.
+hand that ends at their tables, after ``finished`` and before the tables deal again; agents
+with a ``moves_seen`` method (``agents.protocol.SeenMoves``) are shown every move made at
+their tables, after every agent chose and before the engine step.
 
 A learning seat is an agent like any other whose ``act`` records what the learner needs
 (its inputs, choices, log-probabilities: ``exploit.rollout``); rewards come at the hand's
@@ -35,7 +37,14 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, Decisions, EndedHands, engine_moves, notify_ended
+from poolshark.agents.protocol import (
+    Agent,
+    Decisions,
+    EndedHands,
+    SeenMoves,
+    engine_moves,
+    notify_ended,
+)
 from poolshark.engine.batched import BatchedTables, LegalBatch
 from poolshark.engine.config import Betting, GameConfig, Settlement
 from poolshark.engine.kernel import COERCED
@@ -167,6 +176,7 @@ class PlayLoop:
             moves[at], amounts[at] = engine_moves(decisions, answer, self.names[a])
             self.seconds[a] += time.perf_counter() - start
             self.decisions[a] += decisions.size
+        self.show_moves(tables, seats, legal, moves, amounts)
         start = time.perf_counter()
         coerced_before = batch.table[tables, COERCED]
         batch.step(moves, amounts)
@@ -174,6 +184,26 @@ class PlayLoop:
         self.coerced += np.bincount(owners, weights=coerced, minlength=count).astype(np.int64)
         self.engine_seconds += time.perf_counter() - start
         self.face.stepped(tables, seats, owners)
+
+    def show_moves(
+        self, tables: Int64s, seats: Int64s, legal: LegalBatch, moves: Int64s, amounts: Int64s
+    ) -> None:
+        """Show this step's moves (``moves[table]``) to every agent seated at their tables
+        that asks (``moves_seen``), before the engine applies them."""
+        for a, agent in enumerate(self.agents):
+            hook = getattr(agent, "moves_seen", None)
+            if not callable(hook):
+                continue
+            mine = np.flatnonzero((self.owner[tables] == a).any(axis=1))
+            if mine.size == 0:
+                continue
+            at = tables[mine]
+            decisions = Decisions(
+                self.batch, at, seats[mine], self.hand_ids[at], legal, self.rngs[a]
+            )
+            start = time.perf_counter()
+            hook(SeenMoves(decisions, moves[at], amounts[at]))
+            self.seconds[a] += time.perf_counter() - start
 
     def run(self, progress: Callable[[int], None] | None = None) -> None:
         """Deal every table and play until each has played ``hands_per_table`` hands;

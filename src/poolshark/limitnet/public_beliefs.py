@@ -1,0 +1,270 @@
+"""Public card-type beliefs, as the players read them (thesis sections 4.3.3 and 6.1): each
+seat's belief over its card type, updated by the observer after each of its actions and
+carried from stage to stage by the board-conditioned transitions. A player's input is the
+sum of its active opponents' beliefs.
+
+The beliefs are public. Under the observer a player's action depends on its own type and
+on public information only (the betting, and the beliefs, which are functions of the
+betting), so the posterior over every seat's type path factorizes into one belief per
+seat (``tests/test_limitnet_public_beliefs.py`` checks this against joint enumeration).
+
+* :class:`PublicBeliefs` keeps them for many tables (or recorded deals) at once: one
+  batched emission per step of play.
+* :func:`deal_beliefs` is the readable reference for one deal.
+* :func:`record_beliefs` gives every decision of recorded play the beliefs it saw, so a
+  fitted opponent model can read them (``limitnet.fit``).
+* :class:`BeliefTracker` is what a playing agent holds, fed by the play loop's
+  ``moves_seen``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from poolshark.agents.protocol import Decisions, SeenMoves
+from poolshark.engine.batched import BatchedTables
+from poolshark.limitnet.action_function import STAGES
+from poolshark.limitnet.bet_features import batch_bet_features, legal_actions, taken_actions
+from poolshark.limitnet.observer import (
+    Observer,
+    ObserverError,
+    belief_update,
+    board_class,
+    softmax_rows,
+)
+from poolshark.limitnet.records import SHOWN_AT, LimitRecords
+
+Floats = npt.NDArray[np.float64]
+Int64s = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+
+def stage_board_classes(boards: Int64s, stages: Int64s) -> Int64s:
+    """(k, 4) the board class of each stage 1..``stages[i]`` of ``boards[i]`` (-1 for stage
+    0 and for stages not reached)."""
+    classes = np.full((boards.shape[0], STAGES), -1, dtype=np.int64)
+    for row in range(boards.shape[0]):
+        for stage in range(1, int(stages[row]) + 1):
+            board = tuple(int(card) for card in boards[row, : SHOWN_AT[stage]])
+            classes[row, stage] = board_class(board)
+    return classes
+
+
+class PublicBeliefs:
+    """Every seat's type belief at ``tables`` tables of ``seats`` seats under ``observer``
+    (whose parameters are read once, at construction). Each call takes distinct tables."""
+
+    def __init__(self, observer: Observer, tables: int, seats: int) -> None:
+        self.observer = observer
+        types = observer.types
+        self.initial = observer.initial()
+        self.transitions = softmax_rows(observer.transition_logits)  # (3, classes, T, T)
+        self.beliefs = np.zeros((tables, seats, types))
+        self.active = np.zeros((tables, seats), dtype=bool)
+        self.stage = np.zeros(tables, dtype=np.int64)
+
+    @property
+    def tables(self) -> int:
+        """How many tables (or deals) are kept."""
+        return int(self.stage.size)
+
+    def start(self, tables: Int64s) -> None:
+        """A new hand at ``tables``: every seat active with the pre-flop type distribution."""
+        self.beliefs[tables] = self.initial
+        self.active[tables] = True
+        self.stage[tables] = 0
+
+    def advance(self, tables: Int64s, stages: Int64s, classes: Int64s) -> None:
+        """Carry the beliefs at ``tables`` to ``stages`` through each stage's transition on
+        its board class (``classes`` (k, 4), as :func:`stage_board_classes`)."""
+        for stage in range(1, STAGES):
+            rows = np.flatnonzero((self.stage[tables] < stage) & (stages >= stage))
+            if rows.size == 0:
+                continue
+            at = tables[rows]
+            matrices = self.transitions[stage - 1, classes[rows, stage]]  # (k, T, T)
+            self.beliefs[at] = np.einsum("kst,ktu->ksu", self.beliefs[at], matrices)
+        self.stage[tables] = np.maximum(self.stage[tables], stages)
+
+    def summed(self, tables: Int64s, seats: Int64s) -> Floats:
+        """(k, T) the sum of the active opponents' beliefs for the player at ``seats``."""
+        others = self.active[tables].copy()
+        others[np.arange(tables.size), seats] = False
+        summed: Floats = (self.beliefs[tables] * others[:, :, None]).sum(axis=1)
+        return summed
+
+    def observe(
+        self,
+        tables: Int64s,
+        seats: Int64s,
+        stages: Int64s,
+        bets: Floats,
+        costs: Floats,
+        summed: Floats,
+        legal: Bools,
+        actions: Int64s,
+    ) -> None:
+        """Bayes-update the actors' beliefs on their actions (their inputs as the emission
+        reads them, ``summed`` the opponents' beliefs they saw); a fold leaves the hand."""
+        with torch.no_grad():
+            log_lik = self.observer.emission.taken_log_likelihoods(
+                (stages, bets, costs, summed, legal, actions)
+            )
+        joint = self.beliefs[tables, seats] * log_lik.exp().numpy()
+        total = joint.sum(axis=1)
+        if not np.all(total > 0):
+            raise ObserverError("an action has probability 0 under every type with belief")
+        self.beliefs[tables, seats] = joint / total[:, None]
+        folded = actions == 0
+        self.active[tables[folded], seats[folded]] = False
+
+
+@dataclass(frozen=True)
+class DealStep:
+    """One decision of a deal, as the observer reads it: the seat, the stage, the bet
+    features after a call and a raise (2, 9), their costs (2,), the legal actions (3,) and
+    the action taken."""
+
+    seat: int
+    stage: int
+    bets: Floats
+    costs: Floats
+    legal: Bools
+    action: int
+
+
+def deal_beliefs(observer: Observer, seats: int, steps: list[DealStep], classes: Int64s) -> Floats:
+    """(len(steps), T) the summed active-opponent beliefs each decision of one deal saw
+    (``classes`` (4,) the deal's board class per stage): the readable reference of
+    :class:`PublicBeliefs`."""
+    beliefs = [observer.initial() for _ in range(seats)]
+    active = [True] * seats
+    stage = 0
+    out = []
+    for step in steps:
+        while stage < step.stage:
+            stage += 1
+            matrix = observer.transition(stage, int(classes[stage]))
+            beliefs = [belief @ matrix for belief in beliefs]
+        summed = sum(
+            (beliefs[s] for s in range(seats) if s != step.seat and active[s]),
+            np.zeros(observer.types),
+        )
+        with torch.no_grad():
+            log_lik = observer.emission.taken_log_likelihoods(
+                (
+                    np.array([step.stage]),
+                    step.bets[None],
+                    step.costs[None],
+                    summed[None],
+                    step.legal[None],
+                    np.array([step.action]),
+                )
+            )
+        beliefs[step.seat] = belief_update(beliefs[step.seat], log_lik.exp().numpy()[0])
+        active[step.seat] = active[step.seat] and step.action != 0
+        out.append(summed)
+    return np.array(out).reshape(len(steps), observer.types)
+
+
+def record_beliefs(records: LimitRecords, observer: Observer) -> Floats:
+    """(D, T) the summed opponent beliefs at every decision of ``records``, in its row
+    order: each deal replayed in the order of play, one batched step across deals."""
+    line = records.line
+    deal_of_line = np.unique(records.deal, return_inverse=True)[1]
+    deal = deal_of_line[line]
+    seat = records.seat[line]
+    order = np.lexsort((records.order, deal))
+    first = np.concatenate([[True], deal[order][1:] != deal[order][:-1]])
+    starts = np.flatnonzero(first)
+    rank = np.empty(records.decisions, dtype=np.int64)
+    rank[order] = np.arange(records.decisions) - np.repeat(starts, np.diff([*starts, order.size]))
+    deals = int(deal.max()) + 1 if records.decisions else 0
+    last_line = np.zeros(deals, dtype=np.int64)
+    last_line[deal_of_line] = np.arange(records.lines)
+    classes = stage_board_classes(
+        records.boards[last_line], np.clip(records.board_shown[last_line] - 2, 0, STAGES - 1)
+    )
+    state = PublicBeliefs(observer, deals, int(records.seat.max()) + 1 if records.lines else 1)
+    state.start(np.arange(deals))
+    out = np.zeros((records.decisions, observer.types))
+    for wave in range(int(rank.max()) + 1 if records.decisions else 0):
+        rows = np.flatnonzero(rank == wave)
+        tables, seats, stages = deal[rows], seat[rows], records.stages[rows]
+        state.advance(tables, stages, classes[tables])
+        summed = state.summed(tables, seats)
+        state.observe(
+            tables,
+            seats,
+            stages,
+            records.bets[rows],
+            records.costs[rows],
+            summed,
+            records.legal[rows],
+            records.actions[rows],
+        )
+        out[rows] = summed
+    return out
+
+
+class BeliefTracker:
+    """A playing agent's public beliefs at the tables of the batch it plays: started at
+    each new hand id (and afresh for a new batch, whose hand ids start again), carried to
+    each decision's stage, updated on every move the play loop shows (:meth:`seen`)."""
+
+    def __init__(self, observer: Observer) -> None:
+        self.observer = observer
+        self.state: PublicBeliefs | None = None
+        self.batch: BatchedTables | None = None
+        self.hands = np.zeros(0, dtype=np.int64)
+
+    def _synced(self, decisions: Decisions) -> PublicBeliefs:
+        """The beliefs with new hands started and carried to the decisions' stages."""
+        batch, tables = decisions.batch, decisions.tables
+        if self.state is None or self.batch is not batch:  # hand ids restart with a batch
+            self.state = PublicBeliefs(self.observer, batch.size, batch.config.seats)
+            self.hands = np.full(batch.size, -1, dtype=np.int64)
+            self.batch = batch
+        state = self.state
+        fresh = decisions.hand_ids != self.hands[tables]
+        state.start(tables[fresh])
+        self.hands[tables] = decisions.hand_ids
+        stages = decisions.street.astype(np.int64)
+        behind = state.stage[tables] < stages
+        if behind.any():
+            classes = np.full((tables.size, STAGES), -1, dtype=np.int64)
+            classes[behind] = stage_board_classes(decisions.board[behind], stages[behind])
+            state.advance(tables, stages, classes)
+        return state
+
+    def summed(self, decisions: Decisions) -> Floats:
+        """(D, T) the summed active-opponent beliefs the deciding players read."""
+        return self._synced(decisions).summed(decisions.tables, decisions.seats)
+
+    def seen(self, seen: SeenMoves) -> None:
+        """Update the movers' beliefs on the moves the engine is about to apply."""
+        decisions = seen.decisions
+        state = self._synced(decisions)
+        summed = state.summed(decisions.tables, decisions.seats)
+        bets, costs = batch_bet_features(decisions.batch, decisions.tables)
+        legal = legal_actions(decisions)
+        state.observe(
+            decisions.tables,
+            decisions.seats,
+            decisions.street.astype(np.int64),
+            bets,
+            costs,
+            summed,
+            legal,
+            taken_actions(legal, seen.move),
+        )
+
+
+def with_record_beliefs(records: LimitRecords, observer: Observer | None) -> LimitRecords:
+    """``records`` carrying the beliefs ``observer`` gives each decision (as they are
+    without one)."""
+    return records if observer is None else records.with_beliefs(record_beliefs(records, observer))
