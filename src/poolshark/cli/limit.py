@@ -324,6 +324,13 @@ def train_command(
             "exploiter, held near INIT's play)."
         ),
     ] = 0.0,
+    extra_layer: Annotated[
+        int,
+        typer.Option(
+            help="Tile nodes of the extra layer over each opponent's belief and position "
+            "(section 6.4; 0: none)."
+        ),
+    ] = 0,
     seats: Annotated[int, typer.Option(help="Players at the table, 2-10.")] = 6,
     updates: Annotated[int, typer.Option(help="Gradient steps.")] = 200,
     tables: Annotated[int, typer.Option(help="Hands dealt per update.")] = 64,
@@ -373,6 +380,7 @@ def train_command(
             objective=Objective(objective),
             init=init,
             kl_weight=kl_weight,
+            extra_layer=extra_layer,
             **({} if start is None else {"outcome_states": start.outcome_states}),
         )
         frozen = load_agent(opponent) if opponent is not None else None

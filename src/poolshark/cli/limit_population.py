@@ -388,6 +388,13 @@ def exploit_command(
         float,
         typer.Option(help="Also train the safe exploiter: the mean, held near the model by KL."),
     ] = 0.0,
+    extra_layer: Annotated[
+        int,
+        typer.Option(
+            help="Tile nodes of an extra layer over each opponent's belief and position "
+            "(section 6.4), added to every exploiter (0: none)."
+        ),
+    ] = 0,
     seed: Annotated[int, typer.Option(help="Seed of training and evaluation.")] = 0,
     threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
@@ -419,6 +426,7 @@ def exploit_command(
             learning_rate=learning_rate,
             eval_hands=eval_hands,
             safe_kl=safe_kl,
+            extra_layer=extra_layer,
             seed=seed,
         )
         pool = load_agent(against)

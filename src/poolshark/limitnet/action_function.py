@@ -22,6 +22,14 @@ carry the acting player's type ``t``: the gating logits gain a free parameter pe
 option, outcome state and type, ``G_type[s, j, k, t]``, and nothing else changes (most
 parameters are shared between the types). A decision without a type (``-1``, say an
 exploiter built from a typed model) gets no offset.
+
+With ``extra_layer`` H > 0 (the exploiter's extra layer, section 6.4) the gating also
+reads H *tile* sums: each active opponent's features ``f_o`` (its card-type belief and its
+betting position relative to the decider, ``limitnet.opponent_features``) feed H tile nodes
+``h_o = tanh(U[s] . [f_o, 1])``, summed over the opponents, ``t = sum_o h_o``, and the
+gating logits gain ``G_tile[s, j, k] . t``. Summing the opponents' beliefs first loses who
+holds which belief where; the tiles keep each opponent's belief and position together.
+``G_tile`` starts at zero, so a model given the layer plays as before until it learns.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from torch import nn
 
 from poolshark.limitnet.bet_features import BET_FEATURES
 from poolshark.limitnet.card_features import input_size
+from poolshark.limitnet.opponent_features import POSITION_FEATURES
 
 OUTCOME_STATES = 8
 """Outcome states per option and stage (the thesis's choice)."""
@@ -41,6 +50,8 @@ reads its opponents' public beliefs (``limitnet.public_beliefs``); one without r
 
 STAGES = 4
 OPTIONS = 2
+OpponentInputs = tuple[torch.Tensor, torch.Tensor]
+"""The extra layer's inputs: (D, S, F) per-opponent features and (D, S) which are present."""
 BET_SIZE = len(BET_FEATURES)
 
 
@@ -57,6 +68,7 @@ class ActionFunction(nn.Module):
         card_types: int = CARD_TYPES,
         seed: int = 0,
         player_types: int = 0,
+        extra_layer: int = 0,
     ) -> None:
         super().__init__()
         generator = torch.Generator().manual_seed(seed)
@@ -91,6 +103,25 @@ class ActionFunction(nn.Module):
             if player_types > 0
             else None
         )
+        self.extra_layer = extra_layer
+        self.tile_weights = (
+            nn.Parameter(
+                0.3
+                * torch.randn(
+                    STAGES,
+                    extra_layer,
+                    card_types + POSITION_FEATURES + 1,
+                    generator=generator,
+                )
+            )
+            if extra_layer > 0
+            else None
+        )
+        self.tile_gates = (
+            nn.Parameter(torch.zeros(STAGES, OPTIONS, outcome_states, extra_layer))
+            if extra_layer > 0
+            else None
+        )
 
     def clear_belief_gates(self) -> None:
         """Zero the gating weights of the summed opponent beliefs: a model fitted without
@@ -107,10 +138,13 @@ class ActionFunction(nn.Module):
         cards: torch.Tensor,
         beliefs: torch.Tensor,
         types: torch.Tensor | None = None,
+        opponents: OpponentInputs | None = None,
     ) -> torch.Tensor:
         """(D, 3) utilities of fold, call, raise for D decisions at one ``stage``:
         ``bets`` (D, 2, 9), ``costs`` (D, 2), ``cards`` (D, card inputs of the stage),
-        ``beliefs`` (D, card types), ``types`` (D,) player types or -1 (optional)."""
+        ``beliefs`` (D, card types), ``types`` (D,) player types or -1 (optional),
+        ``opponents`` the per-opponent features and which are present (the extra layer's
+        inputs; a model without the layer ignores them)."""
         rows = bets.shape[0]
         ones = torch.ones(rows, OPTIONS, 1, dtype=bets.dtype, device=bets.device)
         shared = torch.cat([cards, beliefs], dim=1).unsqueeze(1).expand(-1, OPTIONS, -1)
@@ -119,6 +153,14 @@ class ActionFunction(nn.Module):
         if types is not None and self.type_gates is not None:
             offsets = self.type_gates[stage][:, :, types.clamp(min=0)].permute(2, 0, 1)
             logits = logits + offsets * (types >= 0).to(logits.dtype)[:, None, None]
+        if opponents is not None and self.tile_weights is not None and self.tile_gates is not None:
+            features, present = opponents
+            weights = self.tile_weights[stage]  # (H, features + 1)
+            nodes = torch.tanh(
+                torch.einsum("dsf,hf->dsh", features, weights[:, :-1]) + weights[:, -1]
+            )
+            tiles = (nodes * present.to(nodes.dtype)[:, :, None]).sum(dim=1)  # (D, H)
+            logits = logits + torch.einsum("dh,okh->dok", tiles, self.tile_gates[stage])
         states = torch.softmax(logits, dim=2)
         value_inputs = torch.cat([bets, ones], dim=2)
         values = torch.einsum("doi,oki->dok", value_inputs, self.values[stage])
@@ -134,11 +176,13 @@ class ActionFunction(nn.Module):
         beliefs: torch.Tensor,
         legal: torch.Tensor,
         types: torch.Tensor | None = None,
+        opponents: OpponentInputs | None = None,
     ) -> torch.Tensor:
         """(D, 3) log-probabilities of fold, call, raise (-inf where illegal) for D
         decisions of any stages: ``cards`` is (D, widest card inputs), each row's own
         stage's inputs first and zeros after; ``legal`` (D, 3) booleans; ``types`` (D,)
-        the players' types, -1 for none (optional)."""
+        the players' types, -1 for none (optional); ``opponents`` ((D, S, F) features,
+        (D, S) present) for the extra layer (optional)."""
         rows = stages.shape[0]
         utilities = torch.zeros(rows, 3, dtype=bets.dtype, device=bets.device)
         for stage in range(STAGES):
@@ -153,6 +197,7 @@ class ActionFunction(nn.Module):
                 cards[at, :size],
                 beliefs[at],
                 None if types is None else types[at],
+                None if opponents is None else (opponents[0][at], opponents[1][at]),
             )
             utilities = utilities.index_copy(0, at, part)
         masked = utilities.masked_fill(~legal, float("-inf"))

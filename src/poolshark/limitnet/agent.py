@@ -12,7 +12,7 @@ replays from its seed. A :class:`Recorder` (the trainer's) is shown every decisi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,10 +24,11 @@ from poolshark.agents.bots import SeatDraws
 from poolshark.agents.protocol import AgentError, Decisions, Moves, SeenMoves
 from poolshark.engine.config import Betting
 from poolshark.limitnet import CHECKPOINT_KIND
-from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.action_function import ActionFunction, OpponentInputs
 from poolshark.limitnet.bet_features import batch_bet_features, legal_actions
 from poolshark.limitnet.card_features_compiled import card_feature_batch
 from poolshark.limitnet.observer import Observer, ObserverError
+from poolshark.limitnet.opponent_features import opponent_features
 from poolshark.limitnet.public_beliefs import BeliefTracker
 from poolshark.training.common import read_checkpoint_of, save_atomic
 
@@ -43,7 +44,9 @@ Tensors6 = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.T
 
 @dataclass(frozen=True)
 class DecisionInputs:
-    """What the action function reads for D decisions (numpy, float64)."""
+    """What the action function reads for D decisions (numpy, float64); ``opponents``
+    (D, S, F) and ``present`` (D, S) are the extra layer's per-opponent inputs (None for a
+    model without the layer)."""
 
     stages: Int64s
     bets: Floats
@@ -51,6 +54,8 @@ class DecisionInputs:
     cards: Floats
     beliefs: Floats
     legal: Bools
+    opponents: Floats | None = None
+    present: Bools | None = None
 
     def tensors(self, device: torch.device) -> Tensors6:
         """The arrays as float32 tensors (stages and legal as int64 and bool)."""
@@ -63,22 +68,35 @@ class DecisionInputs:
             torch.from_numpy(self.legal).to(device),
         )
 
+    def opponent_tensors(self, device: torch.device) -> OpponentInputs | None:
+        """The extra layer's inputs as tensors, or None."""
+        if self.opponents is None or self.present is None:
+            return None
+        return (
+            torch.from_numpy(self.opponents).float().to(device),
+            torch.from_numpy(self.present).to(device),
+        )
+
     @staticmethod
     def concatenate(parts: list[DecisionInputs]) -> DecisionInputs:
-        """One block of rows from many."""
+        """One block of rows from many (all with the extra layer's inputs, or none)."""
+        names = [field.name for field in fields(DecisionInputs)]
+        if any(p.opponents is None for p in parts):
+            names = names[:-2]
         return DecisionInputs(
-            *(
-                np.concatenate([getattr(p, name) for p in parts])
-                for name in ("stages", "bets", "costs", "cards", "beliefs", "legal")
-            )
+            **{name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
         )
 
 
 def decision_inputs(
-    decisions: Decisions, card_types: int, beliefs: Floats | None = None
+    decisions: Decisions,
+    card_types: int,
+    beliefs: Floats | None = None,
+    seat_beliefs: Floats | None = None,
 ) -> DecisionInputs:
     """The action function's inputs at every decision of ``decisions`` (``beliefs``: the
-    summed opponent beliefs, zeros when None)."""
+    summed opponent beliefs, zeros when None); with ``seat_beliefs`` (D, S, T), every
+    seat's belief, also the extra layer's per-opponent inputs."""
     batch = decisions.batch
     if batch.config.betting is not Betting.FIXED_LIMIT:
         raise AgentError("the network player plays fixed-limit hold'em only")
@@ -89,7 +107,12 @@ def decision_inputs(
     legal = legal_actions(decisions)
     if beliefs is None:
         beliefs = np.zeros((decisions.size, card_types))
-    return DecisionInputs(stages, bets, costs, cards, beliefs, legal)
+    if seat_beliefs is None:
+        return DecisionInputs(stages, bets, costs, cards, beliefs, legal)
+    opponents, present = opponent_features(
+        decisions.batch, decisions.tables, decisions.seats, seat_beliefs
+    )
+    return DecisionInputs(stages, bets, costs, cards, beliefs, legal, opponents, present)
 
 
 class Recorder(Protocol):
@@ -138,14 +161,26 @@ class LimitNetAgent:
         """(D, 3) probabilities of fold, call, raise (``types``: the players' types)."""
         typed = None if types is None else torch.from_numpy(types).to(self.device)
         with torch.no_grad():
-            log_p = self.model.log_probabilities(*inputs.tensors(self.device), types=typed)
+            log_p = self.model.log_probabilities(
+                *inputs.tensors(self.device),
+                types=typed,
+                opponents=inputs.opponent_tensors(self.device),
+            )
         probabilities: Floats = log_p.exp().cpu().double().numpy()
         return probabilities
 
     def act(self, decisions: Decisions) -> Moves:
         """Draw fold, call or raise at every decision (raises are one bet unit)."""
-        beliefs = None if self.beliefs is None else self.beliefs.summed(decisions)
-        inputs = decision_inputs(decisions, self.model.card_types, beliefs)
+        beliefs = seat_beliefs = None
+        if self.beliefs is not None:
+            beliefs = self.beliefs.summed(decisions)
+        if self.model.extra_layer:
+            seat_beliefs = (
+                np.zeros((decisions.size, decisions.batch.config.seats, self.model.card_types))
+                if self.beliefs is None
+                else self.beliefs.seat_beliefs(decisions)
+            )
+        inputs = decision_inputs(decisions, self.model.card_types, beliefs, seat_beliefs)
         types = None if self.type_draws is None else self.type_draws.draw(decisions)
         probabilities = self.probabilities(inputs, types) * inputs.legal
         if self.greedy:
@@ -178,6 +213,7 @@ def checkpoint_payload(
         "outcome_states": model.outcome_states,
         "card_types": model.card_types,
         "player_types": model.player_types,
+        "extra_layer": model.extra_layer,
         "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         **(extra or {}),
     }
@@ -194,6 +230,7 @@ def model_from_payload(payload: dict[str, Any]) -> ActionFunction:
         int(payload["outcome_states"]),
         int(payload["card_types"]),
         player_types=int(payload.get("player_types", 0)),
+        extra_layer=int(payload.get("extra_layer", 0)),
     )
     model.load_state_dict(payload["model"])
     return model

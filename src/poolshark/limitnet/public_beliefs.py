@@ -245,6 +245,11 @@ class BeliefTracker:
         """(D, T) the summed active-opponent beliefs the deciding players read."""
         return self._synced(decisions).summed(decisions.tables, decisions.seats)
 
+    def seat_beliefs(self, decisions: Decisions) -> Floats:
+        """(D, S, T) every seat's belief at the deciding players' tables."""
+        beliefs: Floats = self._synced(decisions).beliefs[decisions.tables].copy()
+        return beliefs
+
     def seen(self, seen: SeenMoves) -> None:
         """Update the movers' beliefs on the moves the engine is about to apply."""
         decisions = seen.decisions

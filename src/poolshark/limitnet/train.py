@@ -44,10 +44,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from poolshark.agents.protocol import Agent, Decisions
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import Betting, GameConfig
-from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.action_function import ActionFunction, OpponentInputs
 from poolshark.limitnet.agent import (
     DecisionInputs,
     LimitNetAgent,
+    Tensors6,
     checkpoint_payload,
     load_model,
     model_from_payload,
@@ -131,6 +132,12 @@ class TrainConfig(BaseModel):
         description="A best response's pull towards its starting player: the loss adds "
         "this times KL(learner || start) at the learner's decisions (the safe exploiter).",
     )
+    extra_layer: int = Field(
+        0,
+        ge=0,
+        description="Tile nodes of the extra layer over each opponent's belief and position "
+        "(section 6.4); added to a started player with its output weights at zero.",
+    )
 
 
 def limit_game(seats: int, cap_heads_up: bool = False) -> GameConfig:
@@ -212,6 +219,22 @@ class _DealFace:
         """Nothing to record per step."""
 
 
+def with_extra_layer(model: ActionFunction, tiles: int, seed: int) -> ActionFunction:
+    """``model`` with an extra layer of ``tiles`` tile nodes added (section 6.4), its output
+    weights at zero: it plays as ``model`` until it learns."""
+    grown = ActionFunction(
+        model.outcome_states,
+        model.card_types,
+        seed=seed,
+        player_types=model.player_types,
+        extra_layer=tiles,
+    )
+    missing, unexpected = grown.load_state_dict(model.state_dict(), strict=False)
+    if unexpected or set(missing) != {"tile_weights", "tile_gates"}:
+        raise TrainError(f"cannot add an extra layer: missing {missing}, unexpected {unexpected}")
+    return grown
+
+
 class Trainer:
     """A REINFORCE run (see the module docstring); ``opponent`` plays the frozen seats of a
     best response (default: a frozen copy of the starting network, ``config.init``'s
@@ -248,7 +271,9 @@ class Trainer:
         """Fresh weights from the seed, or ``config.init``'s (whose sizes must match)."""
         config = self.config
         if config.init is None:
-            return ActionFunction(config.outcome_states, seed=config.seed)
+            return ActionFunction(
+                config.outcome_states, seed=config.seed, extra_layer=config.extra_layer
+            )
         try:
             model = load_model(config.init)
         except (ValueError, RuntimeError) as error:  # missing, another kind, bad weights
@@ -258,7 +283,14 @@ class Trainer:
                 f"{config.init} has {model.outcome_states} outcome states, the run "
                 f"{config.outcome_states}"
             )
-        return model
+        if model.extra_layer == config.extra_layer:
+            return model
+        if model.extra_layer:
+            raise TrainError(
+                f"{config.init} has an extra layer of {model.extra_layer} tiles, the run "
+                f"{config.extra_layer}"
+            )
+        return with_extra_layer(model, config.extra_layer, config.seed)
 
     # -- one update ---------------------------------------------------------------------------
 
@@ -309,11 +341,12 @@ class Trainer:
             mean_result = float(won.mean())
             advantage = rewards
         tensors = inputs.tensors(torch.device("cpu"))
-        log_p = self.model.log_probabilities(*tensors)
+        opponents = inputs.opponent_tensors(torch.device("cpu"))
+        log_p = self.model.log_probabilities(*tensors, opponents=opponents)
         chosen = log_p[torch.arange(actions.shape[0]), actions]
         weights = torch.from_numpy(advantage).float()
         loss = -(chosen * weights).sum() / self.config.tables
-        kl = self._kl_to_start(log_p, tensors)
+        kl = self._kl_to_start(log_p, tensors, opponents)
         if self.config.kl_weight > 0:
             loss = loss + self.config.kl_weight * kl.sum() / self.config.tables
         self.optimizer.zero_grad()
@@ -335,12 +368,17 @@ class Trainer:
         )
         return self._book(stats)
 
-    def _kl_to_start(self, log_p: torch.Tensor, tensors: tuple[torch.Tensor, ...]) -> torch.Tensor:
+    def _kl_to_start(
+        self,
+        log_p: torch.Tensor,
+        tensors: Tensors6,
+        opponents: OpponentInputs | None,
+    ) -> torch.Tensor:
         """(D,) KL(learner || starting player) over the legal actions of each decision
         (illegal actions' -inf log-probabilities are masked before they meet, so neither
         the value nor the gradient sees a NaN)."""
         with torch.no_grad():
-            reference = self.reference.log_probabilities(*tensors)
+            reference = self.reference.log_probabilities(*tensors, opponents=opponents)
         legal = tensors[-1]
         zero = torch.zeros_like(log_p)
         gap = torch.where(legal, log_p, zero) - torch.where(legal, reference, zero)
