@@ -13,11 +13,14 @@ Run from the repository root::
 * Card features: ``card_features`` on random deals at each stage, cold (caches cleared)
   and warm (the same deals again, served from the per-board caches).
 * Play: table-hands per second of a fresh ``ActionFunction`` in every seat of a six-seat
-  fixed-limit match (``evaluate.match``), card features computed as the agent needs them.
+  fixed-limit match (``evaluate.match``), card features computed as the agent needs them;
+  then the same with an observer, every seat reading its opponents' public beliefs
+  (``limitnet.public_beliefs``: one batched emission per step on top), and the ratio.
 
 The last line printed is one JSON object: ``bet_reference_states_s``,
 ``bet_compiled_states_s``, ``bet_speedup``; ``card_vectors_s_cold`` and
-``card_vectors_s_warm``; ``play_table_hands_s``; ``load_average``; ``quick`` and ``seed``.
+``card_vectors_s_warm``; ``play_table_hands_s``, ``play_beliefs_table_hands_s`` and
+``beliefs_cost`` (their ratio); ``load_average``; ``quick`` and ``seed``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from poolshark.limitnet import card_features as cards
 from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.agent import LimitNetAgent
 from poolshark.limitnet.bet_features import batch_bet_features, table_bet_features
+from poolshark.limitnet.observer import Observer
 from poolshark.limitnet.train import limit_game
 
 
@@ -99,9 +103,12 @@ def main() -> None:
 
     hands = 120 if args.quick else 1200
     config = MatchConfig(hands=hands, seats=6, seed=args.seed, betting=Betting.FIXED_LIMIT)
-    agent = LimitNetAgent(ActionFunction(seed=args.seed))
-    result = play_match([agent], [0] * 6, config)
+    model = ActionFunction(seed=args.seed)
+    result = play_match([LimitNetAgent(model)], [0] * 6, config)
     play = result.table_hands / result.seconds
+    reader = LimitNetAgent(model, observer=Observer(model, seed=args.seed))
+    result = play_match([reader], [0] * 6, config)
+    play_beliefs = result.table_hands / result.seconds
 
     if not args.json:
         print_table(
@@ -113,6 +120,7 @@ def main() -> None:
                 ["card feature vectors, first pass", cold],
                 ["card feature vectors, same deals again", warm],
                 ["six-seat table-hands, player at every seat", play],
+                ["the same, every seat reading opponent beliefs", play_beliefs],
             ],
         )
     emit(
@@ -123,6 +131,8 @@ def main() -> None:
             "card_vectors_s_cold": cold,
             "card_vectors_s_warm": warm,
             "play_table_hands_s": play,
+            "play_beliefs_table_hands_s": play_beliefs,
+            "beliefs_cost": play / play_beliefs,
             "load_average": os.getloadavg()[0],
             "quick": args.quick,
             "seed": args.seed,

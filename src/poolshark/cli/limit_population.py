@@ -395,6 +395,13 @@ def exploit_command(
             "(section 6.4), added to every exploiter (0: none)."
         ),
     ] = 0,
+    beliefs: Annotated[
+        bool,
+        typer.Option(
+            help="The exploiters read their opponents' card-type beliefs under the model's "
+            "observer (a model from `limit observe` or `limit fit --init` has one)."
+        ),
+    ] = True,
     seed: Annotated[int, typer.Option(help="Seed of training and evaluation.")] = 0,
     threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
@@ -427,6 +434,7 @@ def exploit_command(
             eval_hands=eval_hands,
             safe_kl=safe_kl,
             extra_layer=extra_layer,
+            beliefs=beliefs,
             seed=seed,
         )
         pool = load_agent(against)
