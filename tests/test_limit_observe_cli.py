@@ -1,5 +1,6 @@
 """Opponent beliefs through the CLI: fit an observer over a fitted model (`limit observe`),
-refit the model reading the beliefs (`limit fit --init`), and play the result."""
+refit the model reading the beliefs (`limit fit --init`), play the result, and train an
+exploiter with the extra layer that reads them (`limit exploit --extra-layer`)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,26 @@ def test_observe_then_refit_reading_the_beliefs(tmp_path: Path) -> None:
         "60",
     )
     assert played
+    exploited = invoke(
+        "limit",
+        "exploit",
+        str(refit / "limitnet.pt"),
+        "--out",
+        str(tmp_path / "ex"),
+        "--objectives",
+        "mean",
+        "--updates",
+        "2",
+        "--tables",
+        "8",
+        "--eval-hands",
+        "120",
+        "--extra-layer",
+        "2",
+    )
+    rows = exploited["rows"]
+    assert isinstance(rows, list)
+    assert [row["objective"] for row in rows] == ["model itself", "mean"]
+    exploiter = load_player(tmp_path / "ex" / "mean" / "limitnet.pt")
+    assert exploiter.model.extra_layer == 2
+    assert exploiter.observer is not None
