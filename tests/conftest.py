@@ -1,6 +1,7 @@
 """Shared fixtures: the exact preflop matrices, loaded (or built once) per test session, a
 tiny population model trained once per session, and the per-seed evaluation records the
-headline and pipeline tests share."""
+headline and pipeline tests share. Under pytest-xdist (``make test``), how the test files
+are shared out between the workers."""
 
 from __future__ import annotations
 
@@ -11,6 +12,28 @@ from typing import Any
 import pytest
 
 from poolshark.equity.matrix import PreflopMatrices, preflop_matrices
+
+RAY_FILE_SUFFIX = "_ray.py"
+"""Test files named ``test_*_ray.py`` start a local Ray cluster; one worker runs them all."""
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, with the Ray files as one unit: each test file runs on one worker
+    (its module fixtures are built once), and the files that start a local Ray cluster run
+    on the same worker, one after the other, so two clusters never share the machine.
+
+    (xdist's own ``loadgroup`` cannot group them: with pytest 9 its ``xdist_group`` mark
+    no longer reaches the test ids the scheduler sees.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling  # lazy: only an xdist run schedules
+
+    class FileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return RAY_FILE_SUFFIX if path.endswith(RAY_FILE_SUFFIX) else path
+
+    return FileScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
