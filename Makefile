@@ -6,6 +6,9 @@ RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
 CHECKED := src tests benchmarks
 
+# Test workers (pytest-xdist): whole files to a worker, the Ray files to one (tests/conftest.py).
+TEST_WORKERS ?= 2
+
 .PHONY: demo test test-slow lint bench clean
 
 # torch is installed first and by exact version, so pip takes this machine's CPU build of
@@ -30,7 +33,7 @@ lint: $(DEV)
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-slow: $(DEV)
 	$(BIN)/pytest -m slow

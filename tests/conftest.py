@@ -1,16 +1,57 @@
 """Shared fixtures: the exact preflop matrices, loaded (or built once) per test session, a
 tiny population model trained once per session, and the per-seed evaluation records the
-headline and pipeline tests share."""
+headline and pipeline tests share. Under pytest-xdist (``make test``), how the test files
+are shared out between the workers."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 from poolshark.equity.matrix import PreflopMatrices, preflop_matrices
+
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
+    # An xdist worker takes its share of the cores for torch (one of two on two cores).
+    workers = int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
+
+RAY_FILE_SUFFIX = "_ray.py"
+"""Test files named ``test_*_ray.py`` start a local Ray cluster; one worker runs them all."""
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, with the Ray files as one unit: each test file runs on one worker
+    (its module fixtures are built once), and the files that start a local Ray cluster run
+    on the same worker, one after the other, so two clusters never share the machine.
+
+    (xdist's own ``loadgroup`` cannot group them: with pytest 9 its ``xdist_group`` mark
+    no longer reaches the test ids the scheduler sees.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling  # lazy: only an xdist run schedules
+
+    class FileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return RAY_FILE_SUFFIX if path.endswith(RAY_FILE_SUFFIX) else path
+
+    return FileScheduling(config, log)
+
+
+@pytest.fixture(autouse=True)
+def torch_threads_restored() -> Iterator[None]:
+    """Each test leaves torch's thread count as it found it (under xdist, the worker's
+    share of the cores). A test that trains with ``threads=2`` would otherwise hand two
+    threads to every later test on its worker, and with two workers on two cores the
+    oversubscribed threads crawl: a league test of 9 s took over 150 s that way."""
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="session")
