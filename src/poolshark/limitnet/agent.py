@@ -5,9 +5,10 @@ Each decision's inputs are its bet features (compiled, over the engine's arrays)
 card features at the stage (compiled, one batch per call) and the summed opponent
 card-type beliefs: with an observer, the public beliefs it keeps at every table from every
 move the play loop shows it (``moves_seen``, ``limitnet.public_beliefs``); without, zeros.
-Actions are drawn from the
-legal fold / call / raise probabilities with the decision's random stream, so a match
-replays from its seed. A :class:`Recorder` (the trainer's) is shown every decision.
+A model with the extra layer also reads each opponent's belief and position. Actions are
+drawn from the legal fold / call / raise probabilities with the decision's random stream,
+so a match replays from its seed. A :class:`Recorder` (the trainer's) is shown every
+decision.
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ class LimitNetAgent:
     """Plays an :class:`ActionFunction` (see the module docstring); ``greedy`` takes the most
     likely action instead of sampling. With ``type_prior`` (a model with player types, as
     fitted), each seat plays a type drawn from it for each hand, as a population would.
-    With ``observer`` (over this model), it reads its opponents' public beliefs."""
+    With ``observer`` (over this model, or for an exploiter over the model it exploits), it
+    reads its opponents' public beliefs."""
 
     def __init__(
         self,

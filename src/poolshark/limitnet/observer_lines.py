@@ -6,7 +6,6 @@ steps stopped at the best held-out likelihood."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -153,11 +152,11 @@ def fit_observer(
     train_decisions = max(sum(line.stages.size for line in train), 1)
     held_decisions = max(sum(line.stages.size for line in held_out), 1)
     course = ObserverFit()
-    best, best_score = copy.deepcopy(observer), -np.inf
+    best, best_score = observer.state(), -np.inf
     for step in range(steps + 1):
         held = observer.log_likelihood(held_out) / held_decisions
         if held > best_score:
-            best, best_score, course.best_step = copy.deepcopy(observer), held, step
+            best, best_score, course.best_step = observer.state(), held, step
         if step == steps:
             course.train.append(observer.log_likelihood(train) / train_decisions)
         else:
@@ -165,7 +164,7 @@ def fit_observer(
         course.held_out.append(held)
         if progress is not None:
             progress(step, course.train[-1], held)
-    return best, course
+    return Observer.from_state(observer.emission.action_function, best), course
 
 
 def fit_observer_to_records(
