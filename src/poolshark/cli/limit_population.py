@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -19,6 +19,9 @@ from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent
 from poolshark.cli.common import JsonFlag, console, print_json, progress_bar, user_errors
 from poolshark.cli.limit import named_spec
+
+if TYPE_CHECKING:
+    from poolshark.limitnet.records import LimitRecords
 
 
 def _population(specs: list[str] | None) -> tuple[list[str], list[Agent], list[float]]:
@@ -43,6 +46,26 @@ def _population(specs: list[str] | None) -> tuple[list[str], list[Agent], list[f
         agents.append(load_agent(spec))
         weights.append(value)
     return names, agents, weights
+
+
+def _split_records(
+    records_path: Path, holdout: float, seed: int, threads: int
+) -> tuple[LimitRecords, LimitRecords]:
+    """The records split by whole matches into (training, held out), after checking the
+    settings a fit shares and giving torch its threads."""
+    import torch  # lazy: torch, CLI start
+
+    from poolshark.limitnet.records import LimitRecords  # lazy: torch, CLI start
+
+    if not 0 < holdout < 1:
+        raise ValueError(f"holdout must be between 0 and 1, got {holdout}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    torch.set_num_threads(threads)
+    main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
+    if main.lines == 0 or held.lines == 0:
+        raise ValueError("too few matches to hold some out; record more")
+    return main, held
 
 
 def record_command(
@@ -148,7 +171,6 @@ def fit_command(
     enumeration for long lines, no card twice in a deal), then maximise the likelihood of
     the actions; per round, the held-out negative log-likelihood per decision with hands
     imputed and with the true hands (with player types: each match's type summed out)."""
-    import torch  # lazy: torch, CLI start
 
     from poolshark.limitnet.agent import load_player, save_model  # lazy: torch, CLI start
     from poolshark.limitnet.fit import (  # lazy: torch, CLI start
@@ -158,14 +180,9 @@ def fit_command(
         replayed_belief_nll,
     )
     from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
-    from poolshark.limitnet.records import LimitRecords  # lazy: torch, CLI start
 
     with user_errors():
-        if not 0 < holdout < 1:
-            raise ValueError(f"holdout must be between 0 and 1, got {holdout}")
-        if threads < 1:
-            raise ValueError(f"threads must be at least 1, got {threads}")
-        torch.set_num_threads(threads)
+        main, held = _split_records(records_path, holdout, seed, threads)
         config = FitConfig(
             rounds=rounds,
             epochs=epochs,
@@ -173,9 +190,6 @@ def fit_command(
             player_types=player_types,
             seed=seed,
         )
-        main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
-        if main.lines == 0 or held.lines == 0:
-            raise ValueError("too few matches to hold some out; record more")
         start = observer = None
         if init is not None:
             saved = load_player(init)
@@ -291,7 +305,6 @@ def observe_command(
     likelihood. The model it writes reads its opponents' public beliefs in play, and `limit
     fit --init` refits it reading them. A model fitted without beliefs has its belief
     weights zeroed first (it plays the same until refitted)."""
-    import torch  # lazy: torch, CLI start
 
     from poolshark.limitnet.agent import (  # lazy: torch, CLI start
         load_player,
@@ -303,22 +316,14 @@ def observe_command(
         fit_observer_to_records,
     )
     from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
-    from poolshark.limitnet.records import LimitRecords  # lazy: torch, CLI start
 
     with user_errors():
-        if not 0 < holdout < 1:
-            raise ValueError(f"holdout must be between 0 and 1, got {holdout}")
-        if threads < 1:
-            raise ValueError(f"threads must be at least 1, got {threads}")
-        torch.set_num_threads(threads)
+        main, held = _split_records(records_path, holdout, seed, threads)
         saved = load_player(model)
         start = saved.observer
         if start is None:
             saved.model.clear_belief_gates()
             start = Observer(saved.model, seed=seed, init_scale=0.1)
-        main, held = LimitRecords.load(records_path).split_matches(holdout, seed)
-        if main.lines == 0 or held.lines == 0:
-            raise ValueError("too few matches to hold some out; record more")
         main = with_record_beliefs(main, saved.observer)
         held = with_record_beliefs(held, saved.observer)
         with progress_bar(json_output, transient=True) as bar:
