@@ -38,18 +38,11 @@ test: lint
 test-slow: $(DEV)
 	$(BIN)/pytest -m slow
 
+# Every benchmark's quick run (each under a minute or so), in name order.
 bench: $(DEV)
-	$(BIN)/python benchmarks/evaluator.py --quick
-	$(BIN)/python benchmarks/equity.py --quick
-	$(BIN)/python benchmarks/equity_matrix.py --quick
-	$(BIN)/python benchmarks/shove_fold.py --quick
-	$(BIN)/python benchmarks/engine.py --quick
-	$(BIN)/python benchmarks/ingest.py --quick
-	$(BIN)/python benchmarks/evaluate.py --quick
-	$(BIN)/python benchmarks/pool.py --quick
-	$(BIN)/python benchmarks/rollout.py --quick
-	$(BIN)/python benchmarks/oracle.py --quick
-	$(BIN)/python benchmarks/train.py --quick
+	@for script in $(filter-out benchmarks/common.py,$(sort $(wildcard benchmarks/*.py))); do \
+		echo "== $$script --quick"; $(BIN)/python $$script --quick || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
