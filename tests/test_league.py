@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.agents.switching import SwitchingAgent
 from poolshark.engine.batched import BatchedTables
+from poolshark.engine.config import GameConfig
 from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
 from poolshark.league.actions import (
     masked_log_probabilities,
@@ -26,7 +28,18 @@ from poolshark.league.agent import read_league_checkpoint
 from poolshark.league.checkpoints import CheckpointPool, thin
 from poolshark.league.config import LeagueConfig, LeagueError, PoolSettings, scheduled
 from poolshark.league.critic import ValueBaseline, fit_values
-from poolshark.league.inputs import BET, CALL, FOLD, PolicyInputs
+from poolshark.league.inputs import (
+    A_FOLD,
+    A_RAISE,
+    A_VIEWER,
+    BET,
+    CALL,
+    FOLD,
+    O_FOLDED,
+    S_CALL,
+    PolicyInputs,
+    encode_hand_ends,
+)
 from poolshark.league.nets import net_from_config
 from poolshark.league.reinforce import (
     ActionBaselines,
@@ -36,7 +49,13 @@ from poolshark.league.reinforce import (
     reinforce_loss,
     unroll,
 )
-from poolshark.league.rollout import Experience, collect, discounted_returns, merge
+from poolshark.league.rollout import (
+    Experience,
+    HandEnds,
+    collect,
+    discounted_returns,
+    merge,
+)
 from poolshark.league.train import HISTORY_COLUMNS, epoch_plan, train_league
 from poolshark.play.loop import match_game
 
@@ -276,24 +295,33 @@ def test_game_steps_order_each_games_decisions() -> None:
 
 
 @pytest.mark.parametrize(
-    ("seats", "architecture", "memory"),
-    [(2, "transformer", True), (6, "cnn", True), (3, "mlp", True), (2, "mlp", False)],
+    ("seats", "architecture", "memory", "hand_ends"),
+    [
+        (2, "transformer", True, False),
+        (6, "cnn", True, False),
+        (3, "mlp", True, False),
+        (2, "mlp", False, False),
+        (2, "transformer", True, True),
+        (6, "mlp", True, True),
+    ],
 )
 def test_the_replay_reproduces_the_rollouts_probabilities(
-    seats: int, architecture: str, memory: bool
+    seats: int, architecture: str, memory: bool, hand_ends: bool
 ) -> None:
     """Replaying with gradients gives the log-probabilities the actions were sampled from:
     the same inputs (opponents shuffled), states carried in order, hand states cleared
-    (and game states too, without cross-hand memory)."""
+    (and game states too, without cross-hand memory), end-of-hand steps in their places."""
     config = tiny(
         **{
             "game.seats": seats,
             "net.architecture": architecture,
             "net.cross_hand_memory": memory,
+            "net.hand_end_step": hand_ends,
         }
     )
     net, experience = experience_of(config)
     assert experience.size > 50
+    assert (experience.hand_ends.size > 0) == hand_ends
     assert experience.new_hand.any()
     assert (~experience.new_hand).any()
     replay = unroll(net, experience, torch.device("cpu"))
@@ -307,6 +335,52 @@ def test_the_replay_reproduces_the_rollouts_probabilities(
     size_part = size_log_prob(replay.bet_mean, replay.bet_std, sizes).detach()
     total = total + torch.where(betting, size_part, torch.zeros_like(size_part))
     assert torch.allclose(total, torch.from_numpy(experience.log_probs), atol=1e-4)
+
+
+def test_hand_end_steps_change_the_replay_only_through_the_game_state() -> None:
+    """Dropping the recorded end-of-hand steps changes the replayed probabilities of later
+    decisions (the steps write the game state), but never the first hand's."""
+    config = tiny(**{"game.seats": 2, "net.hand_end_step": True})
+    net, experience = experience_of(config)
+    ends = experience.hand_ends
+    assert ends.size >= experience.games
+    assert not ends.inputs.mask.any()
+    assert (ends.inputs.scalars[:, :4] == 0).all()  # no street: the hand is over
+    with torch.no_grad():
+        full = unroll(net, experience, torch.device("cpu")).action_logits
+        bare = unroll(
+            net, replace(experience, hand_ends=HandEnds.none(2)), torch.device("cpu")
+        ).action_logits
+    first_end = np.full(experience.games, np.iinfo(np.int64).max)
+    np.minimum.at(first_end, ends.game, ends.sequence)
+    before = experience.sequence < first_end[experience.game]
+    assert before.any()
+    assert (~before).any()
+    assert torch.equal(full[torch.from_numpy(before)], bare[torch.from_numpy(before)])
+    assert not torch.allclose(full[torch.from_numpy(~before)], bare[torch.from_numpy(~before)])
+
+
+def test_the_end_of_hand_inputs_hold_the_whole_hand() -> None:
+    """A heads-up hand where the button raises and the big blind folds: the end-of-hand
+    row of each seat has the fold as its last history row, nothing to call, no street."""
+    batch = BatchedTables(GameConfig(seats=2), 1, seed=3)
+    batch.reset(np.array([0]), stacks=np.array([[200, 200]]), buttons=np.array([0]))
+    raiser = int(batch.legal().to_act[0])
+    batch.step(np.array([2]), np.array([12]))
+    folder = int(batch.legal().to_act[0])
+    batch.step(np.array([0]), np.array([0]))
+    assert batch.done[0]
+    assert folder != raiser
+    inputs = encode_hand_ends(batch, np.array([0, 0]), np.array([raiser, folder]))
+    last = inputs.history[:, -1]
+    assert last[:, A_FOLD].tolist() == [1.0, 1.0]
+    assert last[:, A_VIEWER].tolist() == [0.0, 1.0]  # the raiser saw the other fold
+    assert inputs.history[0, -2, A_RAISE] == 1.0
+    assert (inputs.scalars[:, :4] == 0).all()
+    assert (inputs.scalars[:, S_CALL] == 0).all()
+    assert not inputs.mask.any()
+    assert inputs.opponents[0, 0, O_FOLDED] == 1.0
+    assert inputs.opponents[1, 0, O_FOLDED] == 0
 
 
 def test_memory_heads_get_gradients_through_the_replay() -> None:

@@ -10,9 +10,15 @@ legal fold / call / bet probabilities and bet sizes from the size head
 (:mod:`poolshark.league.actions`), both with the decision's random stream, so a match or a
 rollout replays from its seed.
 
+A network with ``hand_end_step`` (and cross-hand memory) takes one more step at the end
+of every hand played at one of its seats (the play loop's ``hands_ended``): it reads the
+hand's final state (:func:`~poolshark.league.inputs.encode_hand_ends`) and keeps the game
+state that step writes, so the memory learns from what followed its last decision.
+
 A :class:`Recorder` (the learner's, in ``league.rollout``) is shown every decision: the
 inputs the network saw, whether it started a new hand, the action, the size and their
-log-probability, which is what REINFORCE needs to replay the trajectory with gradients.
+log-probability, which is what REINFORCE needs to replay the trajectory with gradients;
+and every end-of-hand step, which the replay takes in its place among the decisions.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from poolshark.agents.protocol import AgentError, Decisions, Moves
+from poolshark.agents.protocol import AgentError, Decisions, EndedHands, Moves
 from poolshark.league import CHECKPOINT_KIND
 from poolshark.league.actions import (
     BET,
@@ -35,7 +41,7 @@ from poolshark.league.actions import (
     sample_sizes,
     size_log_prob,
 )
-from poolshark.league.inputs import InputArrays, PolicyInputs, encode
+from poolshark.league.inputs import InputArrays, PolicyInputs, encode, encode_hand_ends
 from poolshark.league.nets import PokerNet, build_net
 from poolshark.training.common import read_checkpoint_of
 
@@ -57,6 +63,10 @@ class Recorder(Protocol):
         actions: Int64s,
         sizes: Float32s,
         log_probs: Float32s,
+    ) -> None: ...
+
+    def record_hand_ends(
+        self, tables: Int64s, seats: Int64s, inputs: InputArrays, new_hand: Bools
     ) -> None: ...
 
 
@@ -112,11 +122,7 @@ class LeagueAgent:
             inputs = InputArrays(
                 inputs.cards, inputs.history, inputs.scalars, shuffled, inputs.mask
             )
-        new_hand = self._hand_id[tables, seats] != decisions.hand_ids
-        self._hand[tables[new_hand], seats[new_hand]] = 0.0
-        if not self.net.cross_hand_memory:
-            self._game[tables[new_hand], seats[new_hand]] = 0.0
-        self._hand_id[tables, seats] = decisions.hand_ids
+        new_hand = self._start_hands(tables, seats, decisions.hand_ids)
         hand = torch.from_numpy(self._hand[tables, seats]).to(self.device)
         game = torch.from_numpy(self._game[tables, seats]).to(self.device)
         with torch.no_grad():
@@ -142,6 +148,37 @@ class LeagueAgent:
             log_probs = total.cpu().numpy().astype(np.float32)
             self.recorder.record(decisions, inputs, new_hand, actions, sizes, log_probs)
         return Moves(ENGINE_MOVE[actions], np.where(actions == BET, amounts, 0))
+
+    def hands_ended(self, ended: EndedHands) -> None:
+        """The end-of-hand step at each of this agent's seats (only for a network with
+        ``hand_end_step``): one forward pass on the final state, keeping its states."""
+        if not self.net.hand_end_step:
+            return
+        rows, seats = np.nonzero(ended.owners == ended.agent)
+        if rows.size == 0:
+            return
+        self._storage(ended.batch.size, ended.batch.config.seats)
+        tables = ended.tables[rows]
+        new_hand = self._start_hands(tables, seats, ended.hand_ids[rows])
+        inputs = encode_hand_ends(ended.batch, tables, seats)
+        hand = torch.from_numpy(self._hand[tables, seats]).to(self.device)
+        game = torch.from_numpy(self._game[tables, seats]).to(self.device)
+        with torch.no_grad():
+            output = self.net(PolicyInputs.of(inputs, self.device), hand, game)
+        self._hand[tables, seats] = output.hand_state.cpu().numpy()
+        self._game[tables, seats] = output.game_state.cpu().numpy()
+        if self.recorder is not None:
+            self.recorder.record_hand_ends(tables, seats, inputs, new_hand)
+
+    def _start_hands(self, tables: Int64s, seats: Int64s, hand_ids: Int64s) -> Bools:
+        """Clear the hand state (and without cross-hand memory the game state) where
+        ``hand_ids`` starts a new hand at a seat; which rows did."""
+        new_hand: Bools = self._hand_id[tables, seats] != hand_ids
+        self._hand[tables[new_hand], seats[new_hand]] = 0.0
+        if not self.net.cross_hand_memory:
+            self._game[tables[new_hand], seats[new_hand]] = 0.0
+        self._hand_id[tables, seats] = hand_ids
+        return new_hand
 
 
 def checkpoint_payload(

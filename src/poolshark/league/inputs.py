@@ -88,6 +88,7 @@ import torch
 from poolshark.agents.bots import hand_strengths
 from poolshark.agents.protocol import Decisions
 from poolshark.cards.combos import COMBO_INDEX
+from poolshark.engine.batched import BatchedTables
 from poolshark.engine.kernel import BET as SEAT_BET
 from poolshark.engine.kernel import (
     BUTTON,
@@ -97,6 +98,7 @@ from poolshark.engine.kernel import (
     LOG_MOVE,
     LOG_SEAT,
     LOG_STREET,
+    SHOWN,
     STACK,
     START,
     TOTAL,
@@ -118,6 +120,7 @@ __all__ = [
     "PolicyInputs",
     "empty_inputs",
     "encode",
+    "encode_hand_ends",
     "encode_reference",
     "shuffle_opponents",
 ]
@@ -206,22 +209,81 @@ def empty_inputs(seats: int) -> InputArrays:
 def encode(decisions: Decisions) -> InputArrays:
     """The policy inputs of every decision, batched in numpy (equal to
     :func:`encode_reference`, value for value)."""
-    batch, tables, viewers = decisions.batch, decisions.tables, decisions.seats
-    count, seats = decisions.size, batch.config.seats
+    return _encode(
+        decisions.batch,
+        decisions.tables,
+        decisions.seats,
+        SeatState(
+            decisions.hole_cards,
+            decisions.board,
+            decisions.street,
+            decisions.stack,
+            decisions.pot,
+            decisions.call,
+            decisions.min_raise_to,
+        ),
+    )
+
+
+def encode_hand_ends(batch: BatchedTables, tables: Int64s, viewers: Int64s) -> InputArrays:
+    """The inputs of an end-of-hand step (``NetConfig.hand_end_step``): seat ``viewers[i]``'s
+    view of the hand that just ended at ``tables[i]``, before the table deals again.
+
+    The row reads like a decision's, with three marks of a hand that is over: the street
+    one-hot is all zero, nothing is to call and no raise is open (``to_call``, ``pot_odds``
+    and ``min_raise_to`` zero), and no action is legal (``mask`` all false). The history
+    holds the hand's actions to the last, the opponents' rows their final chips and folds,
+    and the strengths are read on the final board."""
+    count = int(tables.size)
+    board = batch.boards[tables].astype(np.int64)
+    shown = batch.table[tables, SHOWN]
+    board[np.arange(5)[None, :] >= shown[:, None]] = -1
+    street = np.searchsorted(np.array([3, 4, 5]), shown, side="right").astype(np.int64)
+    state = SeatState(
+        batch.hole_cards[tables, viewers].astype(np.int64),
+        board,
+        street,
+        batch.seat[tables, STACK, viewers],
+        batch.seat[tables, TOTAL].sum(axis=1),
+        np.zeros(count, dtype=np.int64),
+        np.full(count, -1, dtype=np.int64),
+    )
+    inputs = _encode(batch, tables, viewers, state)
+    inputs.scalars[:, S_STREET : S_STREET + 4] = 0.0
+    inputs.mask[:] = False
+    return inputs
+
+
+@dataclass(frozen=True)
+class SeatState:
+    """Per row: what :func:`_encode` reads of the viewer's seat and hand besides the log."""
+
+    hole_cards: Int64s
+    board: Int64s
+    street: Int64s
+    stack: Int64s
+    pot: Int64s
+    call: Int64s
+    min_raise_to: Int64s
+
+
+def _encode(batch: BatchedTables, tables: Int64s, viewers: Int64s, state: SeatState) -> InputArrays:
+    """The batched encoding of :func:`encode` and :func:`encode_hand_ends`."""
+    count, seats = int(tables.size), batch.config.seats
     if count == 0:
         return empty_inputs(seats)
     big = float(batch.config.big_blind)
     rows = np.arange(count)
 
     cards = np.full((count, CARD_SLOTS), NO_CARD, dtype=np.int64)
-    cards[:, :2] = decisions.hole_cards
-    board = decisions.board
+    cards[:, :2] = state.hole_cards
+    board = state.board
     cards[:, 2:] = np.where(board >= 0, board, NO_CARD)
 
     history = np.zeros((count, HISTORY, ACTION_FEATURES), dtype=np.float32)
     fill_history(batch.log, batch.table, batch.seat, tables, viewers, seats, big, history)
 
-    street, stack, pot, call = decisions.street, decisions.stack, decisions.pot, decisions.call
+    street, stack, pot, call = state.street, state.stack, state.pot, state.call
     button = batch.table[tables, BUTTON]
     scalars = np.zeros((count, SCALARS), dtype=np.float64)
     scalars[rows, S_STREET + street] = 1.0
@@ -232,21 +294,21 @@ def encode(decisions: Decisions) -> InputArrays:
     scalars[:, S_STACK_TO_POT] = stack / np.maximum(stack + pot, 1)
     scalars[:, S_POSITION] = (viewers - button - 1) % seats / (seats - 1)
     scalars[:, S_LIVE] = (batch.seat[tables, FOLDED] == 0).sum(axis=1) / seats
-    scalars[:, S_MIN_RAISE] = np.maximum(decisions.min_raise_to, 0) / big / 100.0
-    scalars[:, S_PREFLOP:] = strengths(decisions.hole_cards, board, street)
+    scalars[:, S_MIN_RAISE] = np.maximum(state.min_raise_to, 0) / big / 100.0
+    scalars[:, S_PREFLOP:] = strengths(state.hole_cards, board, street)
 
     offsets = np.arange(1, seats)
     others = (viewers[:, None] + offsets[None, :]) % seats  # (B, seats - 1)
-    state = batch.seat[tables[:, None], :, others]  # (B, seats - 1, fields)
+    seat_state = batch.seat[tables[:, None], :, others]  # (B, seats - 1, fields)
     opponents = np.zeros((count, seats - 1, OPPONENT_FEATURES), dtype=np.float64)
-    opponents[:, :, O_STACK] = state[:, :, STACK] / big / 100.0
-    opponents[:, :, O_BET] = state[:, :, SEAT_BET] / big / 100.0
-    opponents[:, :, O_PUT_IN] = state[:, :, TOTAL] / big / 100.0
-    opponents[:, :, O_FOLDED] = state[:, :, FOLDED] != 0
+    opponents[:, :, O_STACK] = seat_state[:, :, STACK] / big / 100.0
+    opponents[:, :, O_BET] = seat_state[:, :, SEAT_BET] / big / 100.0
+    opponents[:, :, O_PUT_IN] = seat_state[:, :, TOTAL] / big / 100.0
+    opponents[:, :, O_FOLDED] = seat_state[:, :, FOLDED] != 0
     opponents[:, :, O_BUTTON] = others == button[:, None]
     opponents[:, :, O_SEAT] = offsets[None, :] / (seats - 1)
 
-    mask = np.stack([call > 0, np.ones(count, dtype=np.bool_), decisions.min_raise_to >= 0], 1)
+    mask = np.stack([call > 0, np.ones(count, dtype=np.bool_), state.min_raise_to >= 0], 1)
     return InputArrays(
         cards, history, scalars.astype(np.float32), opponents.astype(np.float32), mask
     )

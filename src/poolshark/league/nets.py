@@ -95,7 +95,11 @@ class NetConfig(BaseModel):
     of the CNN's and the MLP's layers; the state sizes are those of every architecture.
     ``cross_hand_memory = false`` clears the game state with the hand state at every new
     hand (players of the network do it: ``league.agent`` and the replay), the control of
-    the memory experiment.
+    the memory experiment. ``hand_end_step = true`` gives a network with cross-hand memory
+    one more step at the end of every hand it sat in: it reads the hand's final state
+    (:func:`~poolshark.league.inputs.encode_hand_ends`) and updates its game state, so
+    what happened after its last decision (a fold to its bet, the calls to a showdown)
+    reaches the memory; the step's action outputs are ignored.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -109,6 +113,7 @@ class NetConfig(BaseModel):
     game_state_dim: int = Field(64, gt=0)
     hidden: int = Field(256, gt=0)
     cross_hand_memory: bool = True
+    hand_end_step: bool = False
 
     @model_validator(mode="after")
     def _heads_divide_width(self) -> NetConfig:
@@ -183,6 +188,7 @@ class PokerNet(nn.Module):
         self.hand_state_dim = config.hand_state_dim
         self.game_state_dim = config.game_state_dim
         self.cross_hand_memory = config.cross_hand_memory
+        self.hand_end_step = config.cross_hand_memory and config.hand_end_step
 
     def forward(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> PolicyOutput:
         """Outputs for B decisions given each one's current hand and game state."""

@@ -4,8 +4,10 @@
    taken, game by game, carrying the hand and game states from each decision to the next
    *with their gradients* (backpropagation through the whole game), so the memory heads
    learn what to remember (without ``cross_hand_memory`` the game state is cleared at each
-   hand, as in play). The replay sees the rollout's inputs and states, so its
-   probabilities equal the ones the actions were sampled from.
+   hand, as in play). The end-of-hand steps of a network with ``hand_end_step`` are
+   replayed in their places between the decisions, so the gradient reaches the memory
+   through what it read at each hand's end too. The replay sees the rollout's inputs and
+   states, so its probabilities equal the ones the actions were sampled from.
 2. :class:`ActionBaselines` keeps, per action (fold / call / bet), the mean return of that
    action over the last ``action_baseline_window`` epochs (seed 001's per-action
    baselines), or one mean over all actions (``baseline = "pooled"``). A decision's
@@ -35,7 +37,7 @@ import torch
 
 from poolshark.league.actions import masked_log_probabilities, size_log_prob
 from poolshark.league.config import LearningSettings
-from poolshark.league.inputs import ACTION_NAMES, BET, PolicyInputs
+from poolshark.league.inputs import ACTION_NAMES, BET, InputArrays, PolicyInputs
 from poolshark.league.nets import PokerNet
 from poolshark.league.rollout import Experience
 
@@ -71,13 +73,20 @@ def game_steps(games: Int64s) -> tuple[Int64s, Int64s]:
 
 def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Replay:
     """Replay every game's decisions in order with gradients through the recurrent states
-    (the hand state cleared where a hand starts, the game state kept for the whole game)."""
-    _, table = game_steps(experience.game)
-    inputs = PolicyInputs.of(experience.inputs, device)
-    new_hand = torch.from_numpy(experience.new_hand).to(device)
-    games = table.shape[1]
-    hand, game = net.initial_state(games, device)
+    (the hand state cleared where a hand starts, the game state kept for the whole game,
+    and each end-of-hand step taken in its place between the decisions)."""
+    ends = experience.hand_ends
     n = experience.size
+    games = np.concatenate([experience.game, ends.game])
+    in_time = np.argsort(np.concatenate([experience.sequence, ends.sequence]), kind="stable")
+    _, steps = game_steps(games[in_time])
+    table = np.where(steps >= 0, in_time[np.maximum(steps, 0)], -1)
+    arrays = experience.inputs
+    if ends.size:
+        arrays = InputArrays.concatenate([experience.inputs, ends.inputs])
+    inputs = PolicyInputs.of(arrays, device)
+    new_hand = torch.from_numpy(np.concatenate([experience.new_hand, ends.new_hand])).to(device)
+    hand, game = net.initial_state(table.shape[1], device)
     logits = torch.zeros(n, ACTIONS, device=device)
     means = torch.zeros(n, 1, device=device)
     stds = torch.ones(n, 1, device=device)
@@ -85,16 +94,18 @@ def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Repla
     for step in range(table.shape[0]):
         cols_np = np.flatnonzero(table[step] >= 0)
         cols = torch.from_numpy(cols_np).to(device)
-        rows = torch.from_numpy(table[step, cols_np]).to(device)
+        rows_np = table[step, cols_np]
+        rows = torch.from_numpy(rows_np).to(device)
         keep = (~new_hand[rows]).to(hand.dtype).unsqueeze(1)
         carried = game[cols] if net.cross_hand_memory else game[cols] * keep
         output = net(inputs.index(rows), hand[cols] * keep, carried)
         hand = hand.index_copy(0, cols, output.hand_state)
         game = game.index_copy(0, cols, output.game_state)
-        rows_all.append(rows)
-        logits_all.append(output.action_logits)
-        means_all.append(output.bet_mean)
-        stds_all.append(output.bet_std)
+        decided = torch.from_numpy(np.flatnonzero(rows_np < n)).to(device)
+        rows_all.append(rows[decided])
+        logits_all.append(output.action_logits[decided])
+        means_all.append(output.bet_mean[decided])
+        stds_all.append(output.bet_std[decided])
     if rows_all:
         order = torch.cat(rows_all)
         logits = logits.index_copy(0, order, torch.cat(logits_all))

@@ -9,7 +9,8 @@ cross-hand memory sees one session against one set of opponents.
 
 * **cash** games deal every hand from fresh stacks drawn per seat in
   ``[stack_lo_bb, stack_hi_bb]``; a hand the learner folded is abandoned at once (its
-  result is fixed at minus what it put in; nobody learns from the rest).
+  result is fixed at minus what it put in; nobody learns from the rest; a learner with
+  ``hand_end_step`` takes that step on the hand as it left it).
 * **tournament** games draw the stacks once and carry them from hand to hand; a busted
   player's seat stays empty, and the game ends when one player holds every chip, the
   learner busts, or the hands run out (:meth:`~poolshark.play.loop.PlayLoop.retire`).
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, Decisions
+from poolshark.agents.protocol import Agent, Decisions, EndedHands
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
 from poolshark.engine.kernel import (
@@ -78,6 +79,29 @@ class EpochPlan:
 
 
 @dataclass(frozen=True)
+class HandEnds:
+    """The learner's end-of-hand steps of one collection (``NetConfig.hand_end_step``):
+    the inputs each read, its game, whether it started its hand (the learner made no
+    decision in it) and its place in the collection's ``sequence``."""
+
+    inputs: InputArrays
+    game: Int64s
+    new_hand: Bools
+    sequence: Int64s
+
+    @property
+    def size(self) -> int:
+        """Number of end-of-hand steps."""
+        return int(self.game.size)
+
+    @staticmethod
+    def none(seats: int) -> HandEnds:
+        """No end-of-hand step (a network without ``hand_end_step``)."""
+        nothing = np.zeros(0, dtype=np.int64)
+        return HandEnds(empty_inputs(seats), nothing, nothing.astype(np.bool_), nothing)
+
+
+@dataclass(frozen=True)
 class Experience:
     """The learner's decisions of one collection, in the order they were taken.
 
@@ -85,6 +109,8 @@ class Experience:
     order); ``new_hand`` marks a decision that starts a hand (the hand state is cleared
     before it). ``returns`` are the decision's return in big blinds (shaped); ``hand_results``
     the learner's plain result of every hand played (unshaped, for reporting).
+    ``sequence`` orders the decisions and the ``hand_ends`` steps of a game as they were
+    taken (a counter of the learner's calls).
     """
 
     inputs: InputArrays
@@ -97,6 +123,8 @@ class Experience:
     hand_results: Floats
     games: int
     showdowns: int
+    sequence: Int64s
+    hand_ends: HandEnds
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -117,6 +145,13 @@ def merge(parts: Sequence[Experience]) -> Experience:
     for part in parts:
         for key, value in part.seconds.items():
             seconds[key] = seconds.get(key, 0.0) + value
+    ends = [p.hand_ends for p in parts]
+    hand_ends = HandEnds(
+        InputArrays.concatenate([e.inputs for e in ends]),
+        np.concatenate([e.game + o for e, o in zip(ends, offsets, strict=True)]),
+        np.concatenate([e.new_hand for e in ends]),
+        np.concatenate([e.sequence for e in ends]),
+    )
     return Experience(
         inputs=InputArrays.concatenate([p.inputs for p in parts]),
         game=np.concatenate([p.game + o for p, o in zip(parts, offsets, strict=True)]),
@@ -128,6 +163,8 @@ def merge(parts: Sequence[Experience]) -> Experience:
         hand_results=np.concatenate([p.hand_results for p in parts]),
         games=sum(p.games for p in parts),
         showdowns=sum(p.showdowns for p in parts),
+        sequence=np.concatenate([p.sequence for p in parts]),
+        hand_ends=hand_ends,
         seconds=seconds,
     )
 
@@ -147,15 +184,21 @@ def action_bound(game: GameSettings) -> int:
 
 
 class _LearnerLog:
-    """The learner's recorder: every decision's inputs and choices, keyed by hand."""
+    """The learner's recorder: every decision's inputs and choices, keyed by hand, and
+    every end-of-hand step, each numbered by the call that made it."""
 
     def __init__(self, collection: _Collection) -> None:
         self.collection = collection
         self.parts: dict[str, list[npt.NDArray[np.generic]]] = {
-            k: [] for k in ("game", "new_hand", "actions", "sizes", "log_probs", "hand")
+            k: [] for k in ("game", "new_hand", "actions", "sizes", "log_probs", "hand", "sequence")
         }
         self.inputs: list[InputArrays] = []
         self.folded: list[Int64s] = []
+        self.ends: dict[str, list[npt.NDArray[np.generic]]] = {
+            k: [] for k in ("game", "new_hand", "sequence")
+        }
+        self.end_inputs: list[InputArrays] = []
+        self.calls = 0
 
     def record(
         self,
@@ -174,7 +217,29 @@ class _LearnerLog:
         self.parts["sizes"].append(sizes)
         self.parts["log_probs"].append(log_probs)
         self.parts["hand"].append(self.collection.hand_slot[tables])
+        self.parts["sequence"].append(np.full(tables.size, self.calls, dtype=np.int64))
+        self.calls += 1
         self.folded.append(tables[actions == FOLD])
+
+    def record_hand_ends(
+        self, tables: Int64s, seats: Int64s, inputs: InputArrays, new_hand: Bools
+    ) -> None:
+        self.end_inputs.append(inputs)
+        self.ends["game"].append(self.collection.game_of[tables])
+        self.ends["new_hand"].append(new_hand)
+        self.ends["sequence"].append(np.full(tables.size, self.calls, dtype=np.int64))
+        self.calls += 1
+
+    def hand_ends(self, seats: int) -> HandEnds:
+        """The end-of-hand steps recorded (none without ``hand_end_step``)."""
+        if not self.end_inputs:
+            return HandEnds.none(seats)
+        return HandEnds(
+            InputArrays.concatenate(self.end_inputs),
+            np.concatenate(self.ends["game"]).astype(np.int64),
+            np.concatenate(self.ends["new_hand"]).astype(np.bool_),
+            np.concatenate(self.ends["sequence"]).astype(np.int64),
+        )
 
     def take_folded(self) -> Int64s:
         """Tables where the learner folded since the last call."""
@@ -325,7 +390,10 @@ class _Collection:
             result = -batch.seat[gone, TOTAL, seat] / self.big_blind
             no = np.zeros(gone.size, dtype=np.bool_)
             self.book(gone, result, self._shaped(gone, seat, result, no, no))
-            self.loop.close(gone)
+            loop = self.loop
+            ended = EndedHands(batch, gone, loop.hand_ids[gone], loop.owner[gone], LEARNER)
+            self.learner.hands_ended(ended)  # its end-of-hand step, on the hand as it left it
+            loop.close(gone)
 
     # -- rewards ------------------------------------------------------------------------------
 
@@ -416,6 +484,8 @@ class _Collection:
             hand_results=np.asarray(self.hand_result),
             games=self.plan.games,
             showdowns=self.showdowns,
+            sequence=log.joined("sequence", np.int64),
+            hand_ends=log.hand_ends(self.plan.game.seats),
             seconds=seconds,
         )
 
