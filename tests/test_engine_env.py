@@ -239,3 +239,38 @@ def test_compiled_public_observations_equal_the_plain_ones(
     compiled = encoder.encode(batch, tables, viewers)
     assert compiled.dtype == np.float32
     assert np.array_equal(compiled, encoder.encode_plain(batch, tables, viewers))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    fractions=st.lists(st.sampled_from([0.33, 0.5, 0.75, 1.0, 2.0]), max_size=3),
+    all_in=st.booleans(),
+    capped=st.booleans(),
+)
+def test_actions_at_some_tables_equal_those_rows_of_every_table(
+    seed: int, fractions: list[float], all_in: bool, capped: bool
+) -> None:
+    """Masks, raise amounts and moves computed at some tables only (in any order, repeated)
+    equal those tables' rows computed at every table."""
+    rng = np.random.default_rng(seed)
+    caps = [float(c) for c in rng.choice([0.4, 1.0, 3.0], 4)] if capped else None
+    actions = ActionSet.of(fractions, all_in=all_in, raise_caps=caps)
+    batch = BatchedTables(SIX, 10, seed=seed)
+    batch.reset(stacks=rng.integers(1, 400, (10, 6)), buttons=rng.integers(0, 6, 10))
+    for _ in range(int(rng.integers(0, 12))):
+        legal = batch.legal()
+        low, high = np.maximum(legal.min_raise_to, 0), np.maximum(legal.max_raise_to, 0)
+        amounts = low + (rng.random(10) * (high - low + 1)).astype(np.int64)
+        batch.step(rng.integers(0, 3, 10), amounts)
+    legal = batch.legal()
+    rows = rng.integers(0, 10, 15)
+    choices = rng.integers(0, actions.size, 10)
+    assert np.array_equal(actions.mask(batch, legal, rows), actions.mask(batch, legal)[rows])
+    assert np.array_equal(
+        actions.raise_amounts(batch, legal, rows), actions.raise_amounts(batch, legal)[rows]
+    )
+    moves, amounts = actions.to_moves(batch, legal, choices)
+    some_moves, some_amounts = actions.moves_at(batch, legal, rows, choices[rows])
+    assert np.array_equal(some_moves, moves[rows])
+    assert np.array_equal(some_amounts, amounts[rows])

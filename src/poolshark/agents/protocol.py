@@ -161,7 +161,7 @@ class Decisions:
 
     def mask(self, actions: ActionSet) -> Bools:
         """(D, actions.size) which abstract actions of ``actions`` are legal."""
-        mask: Bools = actions.mask(self.batch, self.legal)[self.tables]
+        mask: Bools = actions.mask(self.batch, self.legal, self.tables)
         return mask
 
     def subset(self, rows: Int64s) -> Decisions:
@@ -421,7 +421,4 @@ def _sampled_moves(
     choice = (cumulative <= target[:, None]).sum(axis=1)
     last_legal = actions.size - 1 - np.argmax(legal[:, ::-1] > 0, axis=1)
     choice = np.minimum(choice, last_legal)  # rounding past the last legal action
-    full = np.ones(decisions.batch.size, dtype=np.int64)
-    full[decisions.tables] = choice
-    moves, amounts = actions.to_moves(decisions.batch, decisions.legal, full)
-    return moves[decisions.tables], amounts[decisions.tables]
+    return actions.moves_at(decisions.batch, decisions.legal, decisions.tables, choice)
