@@ -17,6 +17,7 @@ from poolshark.exploit.actor_critic import (
     ActorCritic,
     actor_input_size,
     encode_policy_contexts,
+    encode_policy_contexts_plain,
     policy_terms,
     privileged_one_hot,
     privileged_size,
@@ -25,6 +26,7 @@ from poolshark.exploit.actor_critic import (
 )
 from poolshark.exploit.agent import decision_inputs
 from poolshark.exploit.rollout import privileged_cards, showdown_features
+from poolshark.pool.context import N_FEATURES, Feature
 
 SIX = GameConfig(seats=6, small_blind=1, big_blind=2)
 
@@ -214,3 +216,18 @@ def test_the_value_uses_the_privileged_inputs() -> None:
         values = model.value(inputs, cards, showdown)
     assert values.shape == (2,)
     assert float(values[0]) != float(values[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(0, 40))
+def test_compiled_context_encoding_equals_the_plain_one(seed: int, rows: int) -> None:
+    """Contexts of whole numbers (some out of the one-hot ranges), fractions and chip
+    amounts, big blinds of 0 to 50: the compiled encoding equals the numpy one."""
+    rng = np.random.default_rng(seed)
+    whole = rng.integers(-2, 12, (rows, N_FEATURES)).astype(np.float64)
+    fractions = rng.random((rows, N_FEATURES)) * rng.choice([1.0, 10.0, 5000.0], (rows, 1))
+    contexts = np.where(rng.random((rows, N_FEATURES)) < 0.5, whole, fractions)
+    contexts[:, Feature.BIG_BLIND] = rng.integers(0, 51, rows)
+    compiled = encode_policy_contexts(contexts)
+    assert compiled.dtype == np.float32
+    assert np.array_equal(compiled, encode_policy_contexts_plain(contexts))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from poolshark.engine.actions import ActionSet
 from poolshark.engine.batched import BatchedTables
@@ -210,3 +212,65 @@ def test_fast_fold_seating_resets_stacks_and_books_results() -> None:
 def test_fast_fold_seating_rejects_small_pools() -> None:
     with pytest.raises(ValueError, match="cannot fill"):
         FastFoldSeating(5, 6, depth=100)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 10), steps=st.integers(0, 25))
+def test_compiled_public_observations_equal_the_plain_ones(
+    seed: int, seats: int, steps: int
+) -> None:
+    """Random play (some seats empty, odd blinds) stopped after ``steps`` moves: the compiled
+    encoding equals the readable numpy one for any viewer at any table, finished or not."""
+    rng = np.random.default_rng(seed)
+    config = GameConfig(seats=seats, small_blind=int(rng.integers(1, 3)), big_blind=3)
+    batch = BatchedTables(config, 12, seed=seed)
+    stacks = rng.integers(1, 500, (12, seats)) * (rng.random((12, seats)) < 0.8)
+    stacks[:, :2] = rng.integers(1, 500, (12, 2))
+    buttons = [rng.choice(np.flatnonzero(row)) for row in stacks]  # not on an empty seat
+    batch.reset(stacks=stacks, buttons=buttons)
+    for _ in range(steps):
+        legal = batch.legal()
+        low, high = np.maximum(legal.min_raise_to, 0), np.maximum(legal.max_raise_to, 0)
+        amounts = low + (rng.random(12) * (high - low + 1)).astype(np.int64)
+        batch.step(rng.integers(0, 3, 12), amounts)
+    tables = rng.integers(0, 12, 20)
+    viewers = rng.integers(0, seats, 20)
+    encoder = PublicObservation(seats)
+    compiled = encoder.encode(batch, tables, viewers)
+    assert compiled.dtype == np.float32
+    assert np.array_equal(compiled, encoder.encode_plain(batch, tables, viewers))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    fractions=st.lists(st.sampled_from([0.33, 0.5, 0.75, 1.0, 2.0]), max_size=3),
+    all_in=st.booleans(),
+    capped=st.booleans(),
+)
+def test_actions_at_some_tables_equal_those_rows_of_every_table(
+    seed: int, fractions: list[float], all_in: bool, capped: bool
+) -> None:
+    """Masks, raise amounts and moves computed at some tables only (in any order, repeated)
+    equal those tables' rows computed at every table."""
+    rng = np.random.default_rng(seed)
+    caps = [float(c) for c in rng.choice([0.4, 1.0, 3.0], 4)] if capped else None
+    actions = ActionSet.of(fractions, all_in=all_in, raise_caps=caps)
+    batch = BatchedTables(SIX, 10, seed=seed)
+    batch.reset(stacks=rng.integers(1, 400, (10, 6)), buttons=rng.integers(0, 6, 10))
+    for _ in range(int(rng.integers(0, 12))):
+        legal = batch.legal()
+        low, high = np.maximum(legal.min_raise_to, 0), np.maximum(legal.max_raise_to, 0)
+        amounts = low + (rng.random(10) * (high - low + 1)).astype(np.int64)
+        batch.step(rng.integers(0, 3, 10), amounts)
+    legal = batch.legal()
+    rows = rng.integers(0, 10, 15)
+    choices = rng.integers(0, actions.size, 10)
+    assert np.array_equal(actions.mask(batch, legal, rows), actions.mask(batch, legal)[rows])
+    assert np.array_equal(
+        actions.raise_amounts(batch, legal, rows), actions.raise_amounts(batch, legal)[rows]
+    )
+    moves, amounts = actions.to_moves(batch, legal, choices)
+    some_moves, some_amounts = actions.moves_at(batch, legal, rows, choices[rows])
+    assert np.array_equal(some_moves, moves[rows])
+    assert np.array_equal(some_amounts, amounts[rows])

@@ -7,15 +7,31 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import (
+    BET,
+    BUTTON,
+    LOG_AMOUNT,
+    LOG_LEN,
+    LOG_MOVE,
+    LOG_SEAT,
+    LOG_STREET,
+    STACK,
+    STREET,
+    TOTAL,
+)
 from poolshark.engine.table import Table
 from poolshark.pool.context import (
     N_FEATURES,
+    ActionLogs,
     Facing,
     Feature,
     Position,
+    TableStates,
     context_batch,
     context_from_table,
+    engine_contexts,
     logs_from_tables,
     position_class,
     replay_contexts,
@@ -184,3 +200,49 @@ def test_feature_invariants(seed: int) -> None:
         assert f[Feature.SPR] >= 0
         assert f[Feature.POT] == table.pot()
         _random_action(table, rng)
+
+
+def _gathered_contexts(batch: BatchedTables, tables: np.ndarray, to_act: np.ndarray) -> np.ndarray:
+    """The contexts by :func:`context_batch` on each table's state and log gathered into
+    arrays (the reference :func:`engine_contexts` reads in place)."""
+    width = max(1, int(batch.table[tables, LOG_LEN].max(initial=0)))
+    log = batch.log[tables, :width]
+    states = TableStates(
+        button=batch.table[tables, BUTTON],
+        to_act=to_act,
+        street=batch.table[tables, STREET],
+        stacks=batch.seat[tables, STACK],
+        bets=batch.seat[tables, BET],
+        pot=batch.seat[tables, TOTAL].sum(axis=1),
+    )
+    logs = ActionLogs(
+        seat=np.ascontiguousarray(log[:, :, LOG_SEAT]),
+        move=np.ascontiguousarray(log[:, :, LOG_MOVE]),
+        amount=np.ascontiguousarray(log[:, :, LOG_AMOUNT]),
+        street=np.ascontiguousarray(log[:, :, LOG_STREET]),
+        length=batch.table[tables, LOG_LEN],
+    )
+    return context_batch(batch.config, states, logs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 10), steps=st.integers(0, 30))
+def test_engine_contexts_equal_the_gathered_batch(seed: int, seats: int, steps: int) -> None:
+    """Random play on a batched engine, stopped after ``steps`` moves: the contexts read in
+    place equal the gathered ones at every table still to act (tables in random order,
+    some twice)."""
+    rng = np.random.default_rng(seed)
+    straddle = 4 if seats >= 3 and rng.random() < 0.3 else 0
+    batch = BatchedTables(GameConfig(seats=seats, straddle=straddle), 16, seed=seed)
+    batch.reset(stacks=rng.integers(1, 400, (16, seats)), buttons=rng.integers(0, seats, 16))
+    for _ in range(steps):
+        legal = batch.legal()
+        low, high = np.maximum(legal.min_raise_to, 0), np.maximum(legal.max_raise_to, 0)
+        amounts = low + (rng.random(16) * (high - low + 1)).astype(np.int64)
+        batch.step(rng.integers(0, 3, 16), amounts)
+    live = np.flatnonzero(batch.to_act >= 0)
+    tables = rng.choice(live, size=2 * live.size) if live.size else live
+    to_act = batch.to_act[tables]
+    found = engine_contexts(batch.config, batch.seat, batch.table, batch.log, tables, to_act)
+    assert found.shape == (tables.size, N_FEATURES)
+    assert np.array_equal(found, _gathered_contexts(batch, tables, to_act))

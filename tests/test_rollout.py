@@ -13,6 +13,9 @@ from poolshark.agents.protocol import Decisions, Probabilities
 from poolshark.cards.combos import COMBO_INDEX
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.engine.actions import ActionSet
+from poolshark.engine.batched import BatchedTables
+from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import FOLDED
 from poolshark.exploit.rollout import (
     Opponent,
     ProbabilitiesOf,
@@ -304,26 +307,50 @@ def test_an_agent_with_action_probabilities_can_be_the_reference() -> None:
         ProbabilitiesOf(CallingStation(), ACTIONS)
 
 
+def plain_showdown(batch: BatchedTables, tables: np.ndarray, viewers: np.ndarray) -> np.ndarray:
+    """The showdown features by evaluating every seat one hand at a time."""
+    seats = batch.config.seats
+    out = np.zeros((tables.size, seats), dtype=np.float32)
+    for row, (t, v) in enumerate(zip(tables.tolist(), viewers.tolist(), strict=True)):
+        board = batch.boards[t].tolist()
+        values = [
+            evaluate_indices([*batch.hole_cards[t, s].tolist(), *board]) for s in range(seats)
+        ]
+        live = [not batch.seat[t, FOLDED, s] for s in range(seats)]
+        for j in range(1, seats):
+            s = (v + j) % seats
+            out[row, j] = (
+                0.0 if not live[s] else (values[s] > values[v]) + 0.5 * (values[s] == values[v])
+            )
+        best = max((values[s] for s in range(seats) if s != v and live[s]), default=0)
+        out[row, 0] = 1.0 if values[v] > best else 0.5 if values[v] == best else 0.0
+    return out
+
+
 def test_showdown_features_match_a_plain_evaluation() -> None:
     rollout = stations(tables=40, hands=1)
     rollout.collect(fold_policy, seed=9, iteration=0)
-    batch = rollout.batch
     tables = np.arange(40)
     viewers = np.arange(40) % 6
+    features = showdown_features(rollout.batch, tables, viewers)
+    assert np.array_equal(features, plain_showdown(rollout.batch, tables, viewers))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), seats=st.integers(2, 10), rows=st.integers(0, 12))
+def test_compiled_showdown_features_equal_the_plain_ones(seed: int, seats: int, rows: int) -> None:
+    """Random deals, folds and viewers (rows may repeat a table): the compiled features, which
+    skip folded seats, equal the plain evaluation of every seat."""
+    rng = np.random.default_rng(seed)
+    batch = BatchedTables(GameConfig(seats=seats), 8)
+    for t in range(batch.size):
+        batch.cards[t] = rng.permutation(52)[: 2 * seats + 5]
+    batch.seat[:, FOLDED] = rng.random((batch.size, seats)) < 0.4
+    tables = rng.integers(0, batch.size, rows)
+    viewers = rng.integers(0, seats, rows)
     features = showdown_features(batch, tables, viewers)
-    for t in range(40):
-        board = batch.boards[t].tolist()
-        values = [evaluate_indices([*batch.hole_cards[t, s].tolist(), *board]) for s in range(6)]
-        v = int(viewers[t])
-        live = [not batch.seat[t, 4, s] for s in range(6)]  # FOLDED field
-        for j in range(1, 6):
-            s = (v + j) % 6
-            expected = (
-                0.0 if not live[s] else (values[s] > values[v]) + 0.5 * (values[s] == values[v])
-            )
-            assert features[t, j] == expected
-        best = max((values[s] for s in range(6) if s != v and live[s]), default=0)
-        assert features[t, 0] == (1.0 if values[v] > best else 0.5 if values[v] == best else 0.0)
+    assert features.dtype == np.float32
+    assert np.array_equal(features, plain_showdown(batch, tables, viewers))
 
 
 def test_bad_settings_are_clear_errors() -> None:

@@ -36,11 +36,6 @@ from poolshark.engine.kernel import (
     CHECK_CALL,
     FOLD,
     FOLDED,
-    LOG_AMOUNT,
-    LOG_LEN,
-    LOG_MOVE,
-    LOG_SEAT,
-    LOG_STREET,
     RAISE,
     SHOWN,
     STACK,
@@ -48,7 +43,7 @@ from poolshark.engine.kernel import (
     TOTAL,
 )
 from poolshark.engine.observation import PublicObservation
-from poolshark.pool.context import ActionLogs, TableStates, context_batch
+from poolshark.pool.context import engine_contexts
 
 Floats = npt.NDArray[np.float64]
 Float32s = npt.NDArray[np.float32]
@@ -157,30 +152,16 @@ class Decisions:
 
     @cached_property
     def contexts(self) -> Floats:
-        """(D, 24) synthetic-pool decision contexts (``poolshark.pool.context.Feature``)."""
-        batch, tables = self.batch, self.tables
-        width = max(1, int(batch.table[tables, LOG_LEN].max(initial=0)))
-        log = batch.log[tables, :width]
-        states = TableStates(
-            button=batch.table[tables, BUTTON],
-            to_act=self.seats,
-            street=self.street,
-            stacks=batch.seat[tables, STACK],
-            bets=batch.seat[tables, BET],
-            pot=self.pot,
+        """(D, 24) synthetic-pool decision contexts (``poolshark.pool.context.Feature``),
+        read in place from the engine's arrays (``pool.context.engine_contexts``)."""
+        batch = self.batch
+        return engine_contexts(
+            batch.config, batch.seat, batch.table, batch.log, self.tables, self.seats
         )
-        logs = ActionLogs(
-            seat=np.ascontiguousarray(log[:, :, LOG_SEAT]),
-            move=np.ascontiguousarray(log[:, :, LOG_MOVE]),
-            amount=np.ascontiguousarray(log[:, :, LOG_AMOUNT]),
-            street=np.ascontiguousarray(log[:, :, LOG_STREET]),
-            length=batch.table[tables, LOG_LEN],
-        )
-        return context_batch(batch.config, states, logs)
 
     def mask(self, actions: ActionSet) -> Bools:
         """(D, actions.size) which abstract actions of ``actions`` are legal."""
-        mask: Bools = actions.mask(self.batch, self.legal)[self.tables]
+        mask: Bools = actions.mask(self.batch, self.legal, self.tables)
         return mask
 
     def subset(self, rows: Int64s) -> Decisions:
@@ -440,7 +421,4 @@ def _sampled_moves(
     choice = (cumulative <= target[:, None]).sum(axis=1)
     last_legal = actions.size - 1 - np.argmax(legal[:, ::-1] > 0, axis=1)
     choice = np.minimum(choice, last_legal)  # rounding past the last legal action
-    full = np.ones(decisions.batch.size, dtype=np.int64)
-    full[decisions.tables] = choice
-    moves, amounts = actions.to_moves(decisions.batch, decisions.legal, full)
-    return moves[decisions.tables], amounts[decisions.tables]
+    return actions.moves_at(decisions.batch, decisions.legal, decisions.tables, choice)

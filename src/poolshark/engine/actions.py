@@ -28,6 +28,9 @@ from poolshark.engine.kernel import CHECK_CALL, CURRENT_BET, FOLD, RAISE, STREET
 Int64s = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
+Rows = Int64s | slice
+"""Which tables a method looks at: an index array, or :data:`EVERY_TABLE`."""
+EVERY_TABLE = slice(None)
 STREETS = 4
 """Betting streets a cap is given for: preflop, flop, turn, river."""
 
@@ -72,42 +75,50 @@ class ActionSet:
         raises = [f"raise {f:g} pot" for f in self.pot_fractions]
         return ["fold", "call", *raises, *(["all-in"] if self.all_in else [])]
 
-    def mask(self, batch: BatchedTables, legal: LegalBatch) -> Bools:
+    def mask(self, batch: BatchedTables, legal: LegalBatch, rows: Rows = EVERY_TABLE) -> Bools:
         """(tables, size) which abstract actions are legal at each table (and, with
-        ``raise_caps``, no bigger than the street's cap)."""
-        raises = np.repeat(legal.can_raise[:, None], self.size - 2, axis=1)
+        ``raise_caps``, no bigger than the street's cap); only at tables ``rows`` when given
+        (the same rows, computed for those tables alone)."""
+        raises = np.repeat(legal.can_raise[rows, None], self.size - 2, axis=1)
         if self.raise_caps is not None:
-            raises &= self.raise_sizes(batch, legal) <= self.street_caps(batch)[:, None]
-        return np.concatenate([legal.can_fold[:, None], (legal.to_act >= 0)[:, None], raises], 1)
+            raises &= self.raise_sizes(batch, legal, rows) <= self.street_caps(batch, rows)[:, None]
+        can_act = legal.to_act[rows] >= 0
+        return np.concatenate([legal.can_fold[rows, None], can_act[:, None], raises], 1)
 
-    def raise_amounts(self, batch: BatchedTables, legal: LegalBatch) -> Int64s:
+    def raise_amounts(
+        self, batch: BatchedTables, legal: LegalBatch, rows: Rows = EVERY_TABLE
+    ) -> Int64s:
         """(tables, size - 2) the raise-to amount of each raise action, clamped to the legal
-        bounds (meaningless where raising is illegal)."""
-        pot = batch.seat[:, TOTAL].sum(axis=1)  # every chip put in this hand
-        after_call = (pot + np.maximum(legal.call, 0))[:, None]
+        bounds (meaningless where raising is illegal); only at tables ``rows`` when given."""
+        pot = batch.seat[rows, TOTAL].sum(axis=1)  # every chip put in this hand
+        after_call = (pot + np.maximum(legal.call[rows], 0))[:, None]
         by = np.floor(np.asarray(self.pot_fractions)[None, :] * after_call).astype(np.int64)
-        amounts = batch.table[:, CURRENT_BET][:, None] + by
+        amounts = batch.table[rows, CURRENT_BET][:, None] + by
         if self.all_in:
-            amounts = np.concatenate([amounts, legal.max_raise_to[:, None]], axis=1)
-        low, high = legal.min_raise_to[:, None], np.maximum(legal.max_raise_to, 0)[:, None]
+            amounts = np.concatenate([amounts, legal.max_raise_to[rows, None]], axis=1)
+        low = legal.min_raise_to[rows, None]
+        high = np.maximum(legal.max_raise_to[rows], 0)[:, None]
         clamped: Int64s = np.clip(amounts, low, high).astype(np.int64)
         return clamped
 
-    def raise_sizes(self, batch: BatchedTables, legal: LegalBatch) -> Floats:
+    def raise_sizes(
+        self, batch: BatchedTables, legal: LegalBatch, rows: Rows = EVERY_TABLE
+    ) -> Floats:
         """(tables, size - 2) each raise action's size: chips beyond the call over the pot
-        after calling, the decision rows' ``raise_pot``."""
-        pot = batch.seat[:, TOTAL].sum(axis=1)
-        after_call = np.maximum(pot + np.maximum(legal.call, 0), 1)[:, None]
-        beyond = self.raise_amounts(batch, legal) - batch.table[:, CURRENT_BET][:, None]
+        after calling, the decision rows' ``raise_pot``; only at tables ``rows`` when given."""
+        pot = batch.seat[rows, TOTAL].sum(axis=1)
+        after_call = np.maximum(pot + np.maximum(legal.call[rows], 0), 1)[:, None]
+        beyond = self.raise_amounts(batch, legal, rows) - batch.table[rows, CURRENT_BET][:, None]
         sizes: Floats = beyond / after_call
         return sizes
 
-    def street_caps(self, batch: BatchedTables) -> Floats:
-        """(tables,) the cap of each table's current street (infinite without caps)."""
+    def street_caps(self, batch: BatchedTables, rows: Rows = EVERY_TABLE) -> Floats:
+        """(tables,) the cap of each table's current street (infinite without caps); only
+        at tables ``rows`` when given."""
+        street = np.clip(batch.table[rows, STREET], 0, STREETS)
         if self.raise_caps is None:
-            return np.full(batch.size, np.inf)
+            return np.full(street.shape, np.inf)
         caps = np.asarray([*self.raise_caps, np.inf], dtype=np.float64)
-        street = np.clip(batch.table[:, STREET], 0, STREETS)
         capped: Floats = caps[street]
         return capped
 
@@ -118,11 +129,19 @@ class ActionSet:
         choice = np.asarray(choices, dtype=np.int64)
         if choice.shape != legal.call.shape:
             raise ValueError(f"need one choice per table, got shape {choice.shape}")
+        return self.moves_at(batch, legal, EVERY_TABLE, choice)
+
+    def moves_at(
+        self, batch: BatchedTables, legal: LegalBatch, rows: Rows, choices: npt.ArrayLike
+    ) -> tuple[Int64s, Int64s]:
+        """Engine (moves, raise-to amounts) for one abstract choice at each table of
+        ``rows``: :meth:`to_moves`'s answer at those tables, computed for them alone."""
+        choice = np.asarray(choices, dtype=np.int64)
         if choice.size and (choice.min() < 0 or choice.max() >= self.size):
             raise ValueError(f"choices are 0..{self.size - 1} ({', '.join(self.names)})")
         moves = np.where(choice == 0, FOLD, np.where(choice == 1, CHECK_CALL, RAISE))
         if self.size == 2:  # nothing to raise: the engine ignores the amounts
-            return moves.astype(np.int64), batch.table[:, CURRENT_BET].copy()
+            return moves.astype(np.int64), batch.table[rows, CURRENT_BET].copy()
         raising = np.clip(choice - 2, 0, self.size - 3)
-        amounts = self.raise_amounts(batch, legal)[np.arange(choice.size), raising]
+        amounts = self.raise_amounts(batch, legal, rows)[np.arange(choice.size), raising]
         return moves.astype(np.int64), amounts.astype(np.int64)

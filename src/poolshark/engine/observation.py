@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 
@@ -31,6 +32,7 @@ from poolshark.engine.kernel import (
 
 Floats = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
+UInt8s = npt.NDArray[np.uint8]
 
 PER_SEAT = 5  # stack, bet, put in, folded, button (relative seat order)
 GAME = 8  # street one-hot (4), to call, last raise size, pot, pot odds
@@ -61,6 +63,22 @@ class PublicObservation:
         return self.public_size
 
     def encode(self, batch: BatchedTables, tables: Int64s, viewers: Int64s) -> Floats:
+        """(k, public_size) the observations of ``viewers`` at ``tables`` (compiled; the
+        same numbers as :meth:`encode_plain`, which the tests compare)."""
+        out = np.zeros((tables.size, self.public_size), dtype=np.float32)
+        _public_kernel(
+            batch.seat,
+            batch.table,
+            batch.cards,
+            np.asarray(tables, dtype=np.int64),
+            np.asarray(viewers, dtype=np.int64),
+            float(batch.config.big_blind),
+            out,
+        )
+        return out
+
+    def encode_plain(self, batch: BatchedTables, tables: Int64s, viewers: Int64s) -> Floats:
+        """:meth:`encode` in readable numpy: the reference of the compiled form."""
         k, n = tables.size, self.seats
         out = np.zeros((k, self.public_size), dtype=np.float32)
         rows = np.arange(k)
@@ -122,3 +140,41 @@ class PrivilegedObservation(PublicObservation):
         for b in range(5):
             extra[rows, 52 * n + boards[:, b]] = 1.0
         return np.concatenate([public, extra], axis=1)
+
+
+@nb.njit(cache=True, nogil=True)
+def _public_kernel(
+    seat: Int64s,
+    table: Int64s,
+    cards: UInt8s,
+    tables: Int64s,
+    viewers: Int64s,
+    big: float,
+    out: Floats,
+) -> None:
+    """:meth:`PublicObservation.encode` one row at a time, in the same float64 arithmetic
+    rounded once to float32."""
+    n = seat.shape[2]
+    game = 104 + PER_SEAT * n
+    for i in range(tables.size):
+        t, viewer = tables[i], viewers[i]
+        out[i, cards[t, 2 * viewer]] = 1.0
+        out[i, cards[t, 2 * viewer + 1]] = 1.0
+        for b in range(min(table[t, SHOWN], 5)):
+            out[i, 52 + cards[t, 2 * n + b]] = 1.0
+        pot = 0
+        for j in range(n):
+            s = (viewer + j) % n
+            column = 104 + PER_SEAT * j
+            out[i, column] = seat[t, STACK, s] / big / 100.0
+            out[i, column + 1] = seat[t, BET, s] / big / 100.0
+            out[i, column + 2] = seat[t, TOTAL, s] / big / 100.0
+            out[i, column + 3] = float(seat[t, FOLDED, s])
+            out[i, column + 4] = 1.0 if s == table[t, BUTTON] else 0.0
+            pot += seat[t, TOTAL, s]
+        out[i, game + min(table[t, STREET], 3)] = 1.0
+        call = min(table[t, CURRENT_BET] - seat[t, BET, viewer], seat[t, STACK, viewer])
+        out[i, game + 4] = call / big / 100.0
+        out[i, game + 5] = table[t, INCREMENT] / big / 100.0
+        out[i, game + 6] = pot / big / 100.0
+        out[i, game + 7] = call / max(pot + call, 1)

@@ -122,10 +122,10 @@ def probabilities_policy(decisions: Decisions, answer: Probabilities) -> Policy 
     amounts = np.zeros_like(moves)
     batch, legal_bounds = decisions.batch, decisions.legal
     for column in range(actions.size):
-        every = np.full(batch.size, column, dtype=np.int64)
-        move, amount = actions.to_moves(batch, legal_bounds, every)
-        moves[:, column] = move[decisions.tables]
-        amounts[:, column] = amount[decisions.tables]
+        every = np.full(decisions.size, column, dtype=np.int64)
+        moves[:, column], amounts[:, column] = actions.moves_at(
+            batch, legal_bounds, decisions.tables, every
+        )
     return Policy(legal / total[:, None], moves, amounts)
 
 

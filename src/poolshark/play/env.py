@@ -88,10 +88,8 @@ class _GivenChoices:
 
 def _moves_of(decisions: Decisions, actions: ActionSet, choices: Int64s) -> Moves:
     """Abstract choices at ``decisions`` as exact engine moves."""
-    full = np.ones(decisions.batch.size, dtype=np.int64)
-    full[decisions.tables] = choices
-    moves, amounts = actions.to_moves(decisions.batch, decisions.legal, full)
-    return Moves(moves[decisions.tables], amounts[decisions.tables])
+    moves, amounts = actions.moves_at(decisions.batch, decisions.legal, decisions.tables, choices)
+    return Moves(moves, amounts)
 
 
 class _Driver:

@@ -54,16 +54,23 @@ from poolshark.engine.config import Betting, GameConfig
 from poolshark.engine.kernel import (
     ACTED,
     BET,
+    BUTTON,
     CURRENT_BET,
     FACED,
     FOLDED,
     INCREMENT,
+    LOG_AMOUNT,
+    LOG_LEN,
+    LOG_MOVE,
+    LOG_SEAT,
+    LOG_STREET,
     NO_RAISE,
     SEAT_FIELDS,
     STACK,
     STREET,
     TABLE_FIELDS,
     TO_ACT,
+    TOTAL,
     betting_rules,
     legal_bounds,
     note_raise,
@@ -300,6 +307,26 @@ def context_batch(config: GameConfig, states: TableStates, logs: ActionLogs) -> 
     return out
 
 
+def engine_contexts(
+    config: GameConfig,
+    seat: Int64s,
+    table: Int64s,
+    log: Int64s,
+    tables: Int64s,
+    to_act: Int64s,
+) -> Floats:
+    """(N, N_FEATURES) contexts of the players ``to_act`` at ``tables`` of a batched engine,
+    read in place from its arrays (``BatchedTables.seat``, ``.table`` and ``.log``): the
+    same numbers as :func:`context_batch` on the state and log gathered per table (which
+    the tests compare), without gathering the logs (compiled)."""
+    _check_config(config)
+    out = np.zeros((tables.size, N_FEATURES))
+    _engine_context_kernel(
+        config.seats, config.big_blind, config.straddle, seat, table, log, tables, to_act, out
+    )
+    return out
+
+
 def replay_contexts(
     config: GameConfig, starting_stacks: Int64s, button: Int64s, logs: ActionLogs
 ) -> Floats:
@@ -487,6 +514,39 @@ def _context_kernel(
             log_amount[i],
             log_street[i],
             log_len[i],
+            out[i],
+        )
+
+
+@nb.njit(cache=True, nogil=True)
+def _engine_context_kernel(
+    seats: int,
+    big_blind: int,
+    straddle: int,
+    seat: Int64s,
+    table: Int64s,
+    log: Int64s,
+    tables: Int64s,
+    to_act: Int64s,
+    out: Floats,
+) -> None:
+    for i in range(tables.size):
+        t = tables[i]
+        fill_features(
+            seats,
+            big_blind,
+            straddle,
+            table[t, BUTTON],
+            to_act[i],
+            table[t, STREET],
+            seat[t, STACK],
+            seat[t, BET],
+            seat[t, TOTAL].sum(),
+            log[t, :, LOG_SEAT],
+            log[t, :, LOG_MOVE],
+            log[t, :, LOG_AMOUNT],
+            log[t, :, LOG_STREET],
+            table[t, LOG_LEN],
             out[i],
         )
 

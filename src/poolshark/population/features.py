@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from functools import cache
 
 import numba as nb
 import numpy as np
@@ -218,12 +219,15 @@ def encode_contexts_compiled(contexts: Floats, seats: int) -> Float32s:
     return out
 
 
+@cache
 def position_table(seats: int) -> Int64s:
-    """(seats, seats) position class of seat ``s`` when the button is at ``b``: ``[b, s]``."""
+    """(seats, seats) position class of seat ``s`` when the button is at ``b``: ``[b, s]``
+    (built once per table size, read-only: every featurized batch looks it up)."""
     table = np.zeros((seats, seats), dtype=np.int64)
     for button in range(seats):
         for seat in range(seats):
             table[button, seat] = int(position_class(seat, button, seats))
+    table.flags.writeable = False
     return table
 
 
