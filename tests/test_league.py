@@ -425,13 +425,17 @@ def test_shaping_adds_bonuses_and_the_multiplier_scales_showdowns() -> None:
 
 
 def test_merged_collections_keep_their_games_apart() -> None:
-    config = tiny()
+    config = tiny(**{"net.hand_end_step": True})
     _, a = experience_of(config, seed=1)
     _, b = experience_of(config, seed=2)
     both = merge([a, b])
     assert both.games == a.games + b.games
     assert both.size == a.size + b.size
     assert set(both.game[a.size :].tolist()) <= set(range(a.games, a.games + b.games))
+    ends, first = both.hand_ends, a.hand_ends.size
+    assert ends.size == first + b.hand_ends.size
+    assert set(ends.game[first:].tolist()) <= set(range(a.games, a.games + b.games))
+    assert ends.inputs.size == ends.size
 
 
 def test_an_epoch_replays_exactly_from_its_seed() -> None:
