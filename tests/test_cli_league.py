@@ -78,6 +78,30 @@ def test_train_eval_and_table_from_the_command_line(tmp_path: Path) -> None:
     assert {r["name"] for r in ratings} == {"epoch 0", "epoch 3", "random"}
 
 
+def test_the_memory_experiment_from_the_command_line(tmp_path: Path) -> None:
+    """Two tiny arms against a switching opponent, then the memory learner trained vs
+    wiped on two seeds: every figure in the JSON, the runs on disk."""
+    config = tmp_path / "tiny.toml"
+    steps = "game_state_dim = 4\nhand_end_step = true"
+    config.write_text(TINY_TOML.replace("game_state_dim = 4", steps))
+    out = tmp_path / "memory"
+    result = invoke(
+        "league", "memory", "--config", str(config), "--out", str(out), "--hands", "200",
+        "--paired-seeds", "2", "--opponent", "switch:station,nit@0.2", "--json",
+    )  # fmt: skip
+    assert result["epochs"] == 2
+    for arm in ("with_memory", "without_memory", "gain"):
+        figures = result[arm]
+        assert isinstance(figures, dict)
+        assert figures["half_width"] > 0
+    in_use = result["in_use"]
+    assert isinstance(in_use, dict)
+    assert in_use["seeds"] == 2
+    assert in_use["low"] <= in_use["bb_per_100"] <= in_use["high"]
+    assert (out / "memory" / "last.pt").is_file()
+    assert (out / "no-memory" / "last.pt").is_file()
+
+
 def test_bad_configs_are_one_line_errors(tmp_path: Path) -> None:
     config = tmp_path / "league.toml"
     config.write_text("[learning]\nepoch = 3\n")

@@ -24,7 +24,7 @@ from poolshark.league.actions import (
     sample_sizes,
     size_log_prob,
 )
-from poolshark.league.agent import read_league_checkpoint
+from poolshark.league.agent import LeagueAgent, read_league_checkpoint
 from poolshark.league.checkpoints import CheckpointPool, thin
 from poolshark.league.config import LeagueConfig, LeagueError, PoolSettings, scheduled
 from poolshark.league.critic import ValueBaseline, fit_values
@@ -381,6 +381,30 @@ def test_the_end_of_hand_inputs_hold_the_whole_hand() -> None:
     assert not inputs.mask.any()
     assert inputs.opponents[0, 0, O_FOLDED] == 1.0
     assert inputs.opponents[1, 0, O_FOLDED] == 0
+
+
+def test_a_wiped_agent_plays_like_its_weights_without_memory() -> None:
+    """``wipe_memory`` (the memory experiment's ablation) plays exactly as the same weights
+    in a network without cross-hand memory; the network as trained carries its game state
+    from hand to hand instead (an untrained network's play barely depends on it)."""
+    config = tiny(**{"game.seats": 2, "net.hand_end_step": True})
+    torch.manual_seed(0)
+    net = net_from_config(config.net, 2)
+    plain = net_from_config(config.net.model_copy(update={"cross_hand_memory": False}), 2)
+    plain.load_state_dict(net.state_dict())
+
+    def won(agent: LeagueAgent) -> int:
+        match = play_match(
+            [agent, CallingStation()],
+            default_lineup(2, 2, against=True),
+            MatchConfig(hands=300, seats=2, seed=5),
+        )
+        return match.agents[0].won_chips
+
+    wiped, remembering = LeagueAgent(net, wipe_memory=True), LeagueAgent(net)
+    assert won(wiped) == won(LeagueAgent(plain))
+    won(remembering)
+    assert not np.allclose(wiped._game, remembering._game)
 
 
 def test_memory_heads_get_gradients_through_the_replay() -> None:

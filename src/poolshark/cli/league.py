@@ -293,11 +293,15 @@ def memory(
     ] = "switch:maniac,nit@0.1",
     epochs: Annotated[int | None, typer.Option(help="Epochs per run.")] = None,
     hands: Annotated[int, typer.Option(help="Evaluation hands per learner.")] = 20_000,
+    paired_seeds: Annotated[
+        int, typer.Option(help="Evaluation seeds of the memory learner trained vs wiped (0: skip).")
+    ] = 3,
     seed: Annotated[int | None, typer.Option(help="Seed.")] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """What cross-hand memory is worth: train with and without it against an opponent
-    whose style switches, and play both against it."""
+    whose style switches, and play both against it; then the memory learner as trained
+    against the same network with its memory wiped every hand, on the same deals."""
     from poolshark.experiments.league import memory_experiment  # lazy: torch; CLI starts fast
     from poolshark.league.config import LeagueConfig  # lazy: torch; CLI starts fast
 
@@ -308,6 +312,7 @@ def memory(
             out,
             opponent=opponent,
             eval_hands=hands,
+            paired_seeds=paired_seeds,
             progress=None if json_output else lambda text: errors.print(f"[dim]{text}[/]"),
         )
     if json_output:
@@ -320,3 +325,9 @@ def memory(
     ):
         console.print(f"{name}: {rate:+.1f} ± {half:.1f} bb/100 against {result.opponent}")
     console.print(f"memory is worth {gain:+.1f} ± {width:.1f} bb/100")
+    if result.in_use is not None:
+        used = result.in_use
+        console.print(
+            f"memory in use (trained minus wiped, same network): {used.estimate:+.1f} "
+            f"[{used.low:+.1f}, {used.high:+.1f}] bb/100, {used.method}"
+        )

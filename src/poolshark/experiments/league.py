@@ -11,7 +11,10 @@
   exploitability that should fall as self-play moves toward robust play.
 * :func:`memory_experiment` trains two learners against an opponent whose style switches
   (``switch:maniac,nit``), one with cross-hand memory and one whose game state is cleared
-  every hand, and plays both against it.
+  every hand, and plays both against it. Two separately trained networks also differ by
+  their training luck, so it measures the memory *in use* too: the memory learner as
+  trained against the same network with its game state wiped every hand, on the same deals
+  of several evaluation seeds, with a t-interval over the seeds' paired differences.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from poolshark.evaluate.match import (
     play_match,
 )
 from poolshark.evaluate.ratings import PairResult, Rating, bradley_terry, pair_result
+from poolshark.experiments.intervals import Interval, critical_value, mean_interval
 from poolshark.exploit.agent import load_exploiter
 from poolshark.exploit.ppo import ExploitConfig, train_exploiter
 from poolshark.league.agent import load_league_agent, read_league_checkpoint
@@ -273,6 +277,8 @@ class MemoryResult:
     with_memory: tuple[float, float]
     without_memory: tuple[float, float]
     runs: dict[str, str] = field(default_factory=dict)
+    in_use: Interval | None = None
+    """The memory learner as trained minus wiped every hand, paired over evaluation seeds."""
 
     @property
     def gain(self) -> tuple[float, float]:
@@ -291,6 +297,15 @@ class MemoryResult:
                 "half_width": self.without_memory[1],
             },
             "gain": {"bb_per_100": gain, "half_width": width},
+            "in_use": None
+            if self.in_use is None
+            else {
+                "bb_per_100": self.in_use.estimate,
+                "low": self.in_use.low,
+                "high": self.in_use.high,
+                "seeds": self.in_use.seeds,
+                "method": self.in_use.method,
+            },
             "runs": self.runs,
         }
 
@@ -301,12 +316,26 @@ def memory_experiment(
     *,
     opponent: str = "switch:maniac,nit@0.1",
     eval_hands: int = 20_000,
+    paired_seeds: int = 3,
     progress: Progress | None = None,
 ) -> MemoryResult:
     """Train with and without cross-hand memory against ``opponent`` alone and play each
-    learner against it on the same deals (see the module docstring)."""
+    learner against it on the same deals; then the memory learner as trained and wiped on
+    ``paired_seeds`` evaluation seeds (0: skip; see the module docstring)."""
     rates: dict[bool, tuple[float, float]] = {}
     runs = {}
+    seats = base.game.seats
+
+    def win_rate(agent: Agent, name: str, seed: int) -> tuple[float, float]:
+        match = play_match(
+            [agent, load_agent(opponent)],
+            default_lineup(2, seats, against=True),
+            MatchConfig(hands=eval_hands, seats=seats, seed=seed),
+            names=[name, opponent],
+        )
+        estimate = match.agents[0].ev_adjusted or match.agents[0].actual
+        return estimate.bb_per_100, estimate.half_width
+
     for memory in (True, False):
         name = "memory" if memory else "no-memory"
         config = base.model_copy(
@@ -320,15 +349,19 @@ def memory_experiment(
         if progress is not None:
             progress(f"training with {name}")
         train_league(config, out / name, resume_latest=True)
-        agent = load_league_agent(out / name / "last.pt")
-        seats = config.game.seats
-        match = play_match(
-            [agent, load_agent(opponent)],
-            default_lineup(2, seats, against=True),
-            MatchConfig(hands=eval_hands, seats=seats, seed=base.seed + 1),
-            names=[name, opponent],
-        )
-        estimate = match.agents[0].ev_adjusted or match.agents[0].actual
-        rates[memory] = (estimate.bb_per_100, estimate.half_width)
+        rates[memory] = win_rate(load_league_agent(out / name / "last.pt"), name, base.seed + 1)
         runs[name] = str(out / name)
-    return MemoryResult(opponent, base.learning.epochs, rates[True], rates[False], runs)
+    in_use = None
+    if paired_seeds > 0:
+        if progress is not None:
+            progress(f"the memory learner as trained and wiped, {paired_seeds} seeds")
+        differences, stderrs = [], []
+        for k in range(paired_seeds):
+            seed = base.seed + 1 + k
+            last = out / "memory" / "last.pt"
+            trained = rates[True] if k == 0 else win_rate(load_league_agent(last), "memory", seed)
+            wiped = win_rate(load_league_agent(last, wipe_memory=True), "wiped", seed)
+            differences.append(trained[0] - wiped[0])
+            stderrs.append(float(np.hypot(trained[1], wiped[1])) / critical_value(1))
+        in_use = mean_interval(differences, stderrs)
+    return MemoryResult(opponent, base.learning.epochs, rates[True], rates[False], runs, in_use)

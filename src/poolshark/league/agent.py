@@ -74,7 +74,9 @@ class LeagueAgent:
     """Plays a league network, with per-seat recurrent state (see the module docstring).
 
     ``shuffle_opponents`` permutes the opponent tokens of every decision at random (the
-    learner's training rollouts); ``recorder`` is shown each decision.
+    learner's training rollouts); ``recorder`` is shown each decision. ``wipe_memory``
+    plays the network with its game state cleared at every new hand (and no end-of-hand
+    step): the same weights without their memory, the ablation of the memory experiment.
     """
 
     def __init__(
@@ -84,11 +86,13 @@ class LeagueAgent:
         device: str = "cpu",
         shuffle_opponents: bool = False,
         recorder: Recorder | None = None,
+        wipe_memory: bool = False,
     ) -> None:
         self.device = torch.device(device)
         self.net = net.to(self.device).eval()
         self.shuffle_opponents = shuffle_opponents
         self.recorder = recorder
+        self.wipe_memory = wipe_memory or not net.cross_hand_memory
         self._hand: Float32s = np.zeros((0, 0, net.hand_state_dim), dtype=np.float32)
         self._game: Float32s = np.zeros((0, 0, net.game_state_dim), dtype=np.float32)
         self._hand_id: Int64s = np.zeros((0, 0), dtype=np.int64)
@@ -152,7 +156,7 @@ class LeagueAgent:
     def hands_ended(self, ended: EndedHands) -> None:
         """The end-of-hand step at each of this agent's seats (only for a network with
         ``hand_end_step``): one forward pass on the final state, keeping its states."""
-        if not self.net.hand_end_step:
+        if self.wipe_memory or not self.net.hand_end_step:
             return
         rows, seats = np.nonzero(ended.owners == ended.agent)
         if rows.size == 0:
@@ -175,7 +179,7 @@ class LeagueAgent:
         ``hand_ids`` starts a new hand at a seat; which rows did."""
         new_hand: Bools = self._hand_id[tables, seats] != hand_ids
         self._hand[tables[new_hand], seats[new_hand]] = 0.0
-        if not self.net.cross_hand_memory:
+        if self.wipe_memory:
             self._game[tables[new_hand], seats[new_hand]] = 0.0
         self._hand_id[tables, seats] = hand_ids
         return new_hand
@@ -207,6 +211,8 @@ def net_from_payload(payload: dict[str, Any]) -> PokerNet:
     return net.eval()
 
 
-def load_league_agent(path: Path, *, device: str = "cpu") -> LeagueAgent:
-    """The agent of a league checkpoint (a snapshot in a run's ``pool/`` or its ``last.pt``)."""
-    return LeagueAgent(net_from_payload(read_league_checkpoint(path, device)), device=device)
+def load_league_agent(path: Path, *, device: str = "cpu", wipe_memory: bool = False) -> LeagueAgent:
+    """The agent of a league checkpoint (a snapshot in a run's ``pool/`` or its ``last.pt``);
+    ``wipe_memory`` plays it with its game state cleared every hand."""
+    net = net_from_payload(read_league_checkpoint(path, device))
+    return LeagueAgent(net, device=device, wipe_memory=wipe_memory)
