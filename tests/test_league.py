@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from poolshark.agents.bots import CallingStation
+from poolshark.agents.bots import CallingStation, Folder
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import AgentError, Decisions, Moves
 from poolshark.agents.switching import SwitchingAgent
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
+from poolshark.engine.kernel import CHECK_CALL, RAISE
+from poolshark.engine.kernel import FOLD as ENGINE_FOLD
 from poolshark.evaluate.match import MatchConfig, default_lineup, play_match
 from poolshark.league.actions import (
     masked_log_probabilities,
@@ -575,6 +577,30 @@ def test_the_shipped_config_loads() -> None:
 class _Folder:
     def act(self, decisions: Decisions) -> Moves:
         return Moves(np.zeros(decisions.size, dtype=np.int64))
+
+
+def test_the_folder_completes_the_blind_and_checks_but_folds_to_any_bet() -> None:
+    """Heads-up: the folder limps from the small blind and checks the flop; it folds to a
+    raise preflop and to a bet on the flop."""
+    batch = BatchedTables(match_game(2, 1, 2, 0.0, None, exact_ev=False), 2, seed=2)
+    batch.reset(stacks=200)
+    folder, rng = Folder(), np.random.default_rng(0)
+
+    def folder_moves() -> list[int]:
+        legal = batch.legal()
+        tables = np.arange(2)
+        decisions = Decisions(batch, tables, legal.to_act[tables], tables, legal, rng)
+        return np.asarray(folder.act(decisions).move).tolist()
+
+    assert folder_moves() == [CHECK_CALL, CHECK_CALL]  # the small blind completes
+    batch.step(np.array([CHECK_CALL, CHECK_CALL]), np.zeros(2, dtype=np.int64))
+    # table 0: the big blind raises the limp; table 1: it checks to the flop
+    batch.step(np.array([RAISE, CHECK_CALL]), np.array([8, 0]))
+    assert folder_moves()[0] == ENGINE_FOLD  # table 0 faces a raise
+    # table 1 on the flop: the big blind acts first heads-up
+    batch.step(np.array([ENGINE_FOLD, RAISE]), np.array([0, 4]))
+    assert folder_moves()[1] == ENGINE_FOLD
+    assert isinstance(load_agent("folder"), Folder)
 
 
 def test_the_switching_agent_switches_at_new_hands_at_its_rate() -> None:

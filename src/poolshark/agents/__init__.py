@@ -7,6 +7,7 @@
 
 from poolshark.agents.bots import (
     CallingStation,
+    Folder,
     MixtureAgent,
     RandomAgent,
     StyleAgent,
@@ -29,6 +30,7 @@ __all__ = [
     "AgentError",
     "CallingStation",
     "Decisions",
+    "Folder",
     "MixtureAgent",
     "Moves",
     "Probabilities",

@@ -2,6 +2,8 @@
 
 * :class:`RandomAgent`: a uniform choice among the legal actions of an action set.
 * :class:`CallingStation`: always checks or calls.
+* :class:`Folder`: checks and completes the blinds, folds to any bet or raise (a station's
+  twin until someone bets: the memory experiment's other style).
 * :class:`TightAggressive`: preflop by hand rank and position, postflop by made-hand
   strength and draws against the pot odds; bets and raises strong hands, calls medium
   ones at a fair price, folds the rest, never bluffs. Thresholds live in :class:`TagRules`.
@@ -27,7 +29,7 @@ from poolshark.agents.protocol import Agent, Decisions, Moves, Probabilities, en
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
 from poolshark.cards.evaluator import tables as evaluator_tables
 from poolshark.engine.actions import ActionSet
-from poolshark.engine.kernel import CHECK_CALL, FOLD, RAISE
+from poolshark.engine.kernel import BET, CHECK_CALL, FOLD, RAISE
 from poolshark.pool.context import Feature, Position
 from poolshark.pool.policy import JAM_SNAP, sample_actions
 from poolshark.pool.pools import Pool
@@ -63,6 +65,20 @@ class CallingStation:
     def act(self, decisions: Decisions) -> Moves:
         """Check/call everywhere."""
         return Moves(np.full(decisions.size, CHECK_CALL, dtype=np.int64))
+
+
+class Folder:
+    """Checks, and calls only the forced bets (a limp, a completed small blind); folds as
+    soon as anyone bets or raises. It plays exactly like a :class:`CallingStation` until
+    an opponent bets, so only an opponent who bets (and sees the fold) can tell them apart."""
+
+    def act(self, decisions: Decisions) -> Moves:
+        """Fold where the price comes from a bet or raise above the big blind, else check or
+        call."""
+        facing = decisions.batch.seat[decisions.tables, BET].max(axis=1)
+        raised = (decisions.street > 0) | (facing > decisions.big_blind)
+        move = np.where((decisions.call > 0) & raised, FOLD, CHECK_CALL)
+        return Moves(move.astype(np.int64))
 
 
 # -- the tight-aggressive bot ------------------------------------------------------------------

@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from poolshark.agents.bots import (
     CallingStation,
+    Folder,
     MixtureAgent,
     RandomAgent,
     StyleAgent,
@@ -65,6 +66,7 @@ from poolshark.pool.style import Style, describe_errors, list_styles, load_style
 BOTS: dict[str, Callable[[], Agent]] = {
     "random": RandomAgent,
     "station": CallingStation,
+    "folder": Folder,
     "tag": TightAggressive,
     "poki": Poki,
     "vexbot": Vexbot,
