@@ -609,7 +609,7 @@ def test_user_agents_load_from_module_specs(user_module: str) -> None:
 
 def test_bad_specs_say_what_is_wrong(tmp_path: Path) -> None:
     for spec, message in (
-        ("bogus", "unknown agent 'bogus': use random, station, tag"),
+        ("bogus", "unknown agent 'bogus': use random, station, folder, tag"),
         ("style:nope", "no shipped style 'nope'"),
         ("pool:nope", "no shipped pool 'nope'"),
         (str(tmp_path / "missing.toml"), "cannot read agent file"),

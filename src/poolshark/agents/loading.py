@@ -128,7 +128,7 @@ def agent_help() -> str:
     pools = ", ".join(spec.name for spec in list_pools())
     styles = ", ".join(list_styles())
     return (
-        f"random, station, tag, poki, vexbot, hardbot (its corpus in the cache folder; "
+        f"random, station, folder, tag, poki, vexbot, hardbot (its corpus in the cache folder; "
         f"hardbot:CORPUS.parquet) and expert (heads-up fixed-limit), "
         f"a style ({styles}; style:NAME or style:FILE.toml), "
         f"pool:NAME ({pools}), limit:NAME or limit:pool (fixed-limit styles: "

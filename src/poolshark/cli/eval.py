@@ -28,8 +28,8 @@ def eval_command(
     agents: Annotated[
         list[str],
         typer.Argument(
-            help="Agents: random, station, tag, poki, vexbot, hardbot, expert, a style (nit, "
-            "style:tag), pool:NAME, limit:NAME or limit:pool (fixed-limit styles), "
+            help="Agents: random, station, folder, tag, poki, vexbot, hardbot, expert, a style "
+            "(nit, style:tag), pool:NAME, limit:NAME or limit:pool (fixed-limit styles), "
             "switch:A,B[@P], a pool/lineup .toml file, a solved limit folder, a checkpoint "
             ".pt, or package.module:Class (docs/evaluate.md lists them all).",
             show_default=False,
