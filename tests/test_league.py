@@ -48,6 +48,7 @@ from poolshark.league.reinforce import (
     advantages,
     diversity_penalty,
     game_steps,
+    opponent_loss,
     reinforce_loss,
     unroll,
 )
@@ -664,3 +665,105 @@ def test_tournament_games_carry_stacks_until_one_player_is_left() -> None:
     survived = experience.returns >= 500.0
     assert survived.any()
     assert not survived.all()
+
+
+# -- the opponent head ------------------------------------------------------------------------
+
+
+def answers_against(bot: str, seats: int = 2, **more: Any) -> tuple[Any, Experience]:
+    """A tiny MLP learner's collection against ``bot`` in every other seat."""
+    config = tiny(
+        **{
+            "game.seats": seats,
+            "net.architecture": "mlp",
+            "pool.fixed_opponents": {bot: 1.0},
+            "pool.fixed_share": 1.0,
+            **more,
+        }
+    )
+    torch.manual_seed(0)
+    net = net_from_config(config.net, seats)
+    plan = epoch_plan(config, 0)
+    return net, collect(plan, net, [], (0, 0, 0), fixed=[load_agent(bot)])
+
+
+def test_responses_are_how_the_next_opponent_answered() -> None:
+    """The folder folds to every bet and the station calls every one; a fold by the
+    learner heads-up ends the hand, so nobody answers it."""
+    for bot, answer in (("folder", ENGINE_FOLD), ("station", CHECK_CALL)):
+        _, experience = answers_against(bot, **{"game.games_per_epoch": 64})
+        responses, actions = experience.responses, experience.actions
+        assert responses.shape == actions.shape
+        assert (responses[actions == BET] == answer).all(), bot
+        assert (responses[actions == FOLD] == -1).all(), bot
+        assert (responses[actions == CALL] != RAISE).all(), bot  # neither bot ever raises
+        assert (actions == BET).sum() > 20
+
+
+def test_responses_six_handed_come_from_the_next_seat_to_act() -> None:
+    """Against stations only, a bet is always called and a fold is answered by the next
+    seat when two or more others are still in."""
+    _, experience = answers_against("station", seats=6)
+    bets = experience.responses[experience.actions == BET]
+    assert bets.size > 0
+    assert (bets == CHECK_CALL).all()
+    assert set(np.unique(experience.responses[experience.actions == FOLD])) <= {-1, CHECK_CALL}
+
+
+def test_the_opponent_loss_trains_the_memory_heads() -> None:
+    net, experience = answers_against(
+        "switch:station,folder@0.5", **{"net.opponent_head": True, "learning.opponent_coef": 1.0}
+    )
+    replay = unroll(net, experience, torch.device("cpu"))
+    assert replay.response_logits is not None
+    actions = torch.from_numpy(experience.actions)
+    loss = opponent_loss(replay, experience, actions, torch.device("cpu"))
+    assert float(loss) > 0
+    loss.backward()  # type: ignore[no-untyped-call]
+    game = [p.grad for name, p in net.named_parameters() if "game_state" in name]
+    assert game
+    assert all(g is not None and float(g.abs().sum()) > 0 for g in game)
+    plain, none = answers_against("station")
+    assert unroll(plain, none, torch.device("cpu")).response_logits is None
+
+
+def test_the_opponent_coefficient_needs_the_head() -> None:
+    with pytest.raises(LeagueError, match=r"opponent_coef > 0 needs net\.opponent_head"):
+        tiny(**{"learning.opponent_coef": 0.5})
+
+
+def test_the_opponent_head_learns_the_bots_answers(tmp_path: Path) -> None:
+    """Trained only on the opponent loss for a few epochs, the head predicts the folder's
+    and the station's answers better than at the start."""
+    config = tiny(
+        **{
+            "seed": 1,
+            "game.seats": 2,
+            "game.games_per_epoch": 48,
+            "learning.epochs": 8,
+            "learning.learning_rate": 1e-2,
+            "learning.lr_decay_steps": 1000,
+            "net.architecture": "mlp",
+            "net.opponent_head": True,
+            "learning.opponent_coef": 1.0,
+            "pool.fixed_opponents": {"folder": 1.0, "station": 1.0},
+            "pool.fixed_share": 1.0,
+        }
+    )
+    losses = [row["opponent_loss"] for row in train_league(config, tmp_path / "run").history]
+    assert np.mean(losses[-3:]) < 0.7 * np.mean(losses[:3])
+
+
+def test_a_checkpoint_from_before_the_opponent_head_resumes(tmp_path: Path) -> None:
+    """A last.pt written before ``opponent_head`` / ``opponent_coef`` existed resumes: the
+    missing keys take their defaults and the missing history column reads 0."""
+    config = tiny(**{"learning.epochs": 2, "save_every": 1})
+    train_league(config, tmp_path / "run")
+    path = tmp_path / "run" / "last.pt"
+    payload = torch.load(path, weights_only=True)
+    del payload["config"]["net"]["opponent_head"], payload["config"]["learning"]["opponent_coef"]
+    payload["history"] = [row[:-1] for row in payload["history"]]
+    torch.save(payload, path)
+    resumed = train_league(tiny(**{"learning.epochs": 3}), tmp_path / "run", resume_latest=True)
+    assert len(resumed.history) == 3
+    assert resumed.history[0]["opponent_loss"] == 0.0

@@ -277,7 +277,8 @@ def test_outputs_have_the_interface_shapes_and_ranges(architecture: str, seats: 
     assert out.bet_std.shape == (20, 1)
     assert out.hand_state.shape == (20, 4)
     assert out.game_state.shape == (20, 5)
-    for tensor in out:
+    assert out.response_logits is None  # no opponent head
+    for tensor in out[:5]:
         assert torch.isfinite(tensor).all()
     assert ((out.bet_mean > 0) & (out.bet_mean < 1)).all()
     assert ((out.bet_std >= 1e-4) & (out.bet_std <= 1.0)).all()
@@ -296,7 +297,7 @@ def test_an_empty_batch_gives_empty_outputs_in_both_modes(architecture: str) -> 
     for training in (True, False):
         net.train(training)
         out = net(inputs, *net.initial_state(0))
-        shapes = [tuple(tensor.shape) for tensor in out]
+        shapes = [tuple(tensor.shape) for tensor in out[:5]]
         assert shapes == [(0, 3), (0, 1), (0, 1), (0, 4), (0, 5)]
 
 
@@ -354,7 +355,7 @@ def test_transformer_ignores_the_order_of_its_opponents(seats: int) -> None:
         assert not torch.equal(shuffled.opponents, inputs.opponents)
     with torch.no_grad():
         a, b = net(inputs, hand, game), net(shuffled, hand, game)
-    for left, right in zip(a, b, strict=True):
+    for left, right in zip(a[:5], b[:5], strict=True):
         assert torch.allclose(left, right, atol=1e-5)
 
 
@@ -383,7 +384,9 @@ def test_hyperparameters_rebuild_the_same_network(architecture: str) -> None:
     inputs = sample_inputs(3, 10)
     hand, game = torch.randn(10, 4), torch.randn(10, 5)
     with torch.no_grad():
-        for left, right in zip(net(inputs, hand, game), rebuilt(inputs, hand, game), strict=True):
+        for left, right in zip(
+            net(inputs, hand, game)[:5], rebuilt(inputs, hand, game)[:5], strict=True
+        ):
             assert torch.equal(left, right)
 
 
@@ -458,3 +461,25 @@ def test_every_architecture_learns_to_carry_a_bit_across_hands(
     learn it in 800 steps at any of lr 1e-3, 3e-3, 1e-2; at 64 it does."""
     accuracy = recall_after_hands(architecture, hands_later=2, steps=800, lr=3e-3, hidden=hidden)
     assert accuracy == 1.0
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_the_opponent_head_answers_each_action(
+    architecture: str,
+) -> None:
+    torch.manual_seed(0)
+    net = net_from_config(NetConfig(architecture=architecture, opponent_head=True, **TINY), 4)
+    net.eval()
+    inputs = sample_inputs(4, 12)
+    hand, game = torch.randn(12, 4), torch.randn(12, 5)
+    shuffled = shuffle_opponents(inputs, torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        out, again = net(inputs, hand, game), net(shuffled, hand, game)
+    assert out.response_logits is not None
+    assert again.response_logits is not None
+    assert out.response_logits.shape == (12, 3, 3)
+    if architecture == "transformer":  # the one whose opponent tokens carry no order
+        assert torch.allclose(out.response_logits, again.response_logits, atol=1e-5)
+    rebuilt = build_net(net.hyperparameters())
+    rebuilt.load_state_dict(net.state_dict())
+    assert rebuilt.config.opponent_head

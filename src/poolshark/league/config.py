@@ -136,6 +136,8 @@ class LearningSettings(_Section):
     ``baseline``: ``per-action`` (seed 001: each action's rolling mean return), ``pooled``
     (one rolling mean) or ``value`` (a learned state-value network, ``league.critic``,
     fitted ``value_steps`` Adam steps per epoch at ``value_learning_rate``).
+    ``opponent_coef`` weights the auxiliary loss of a network with ``net.opponent_head``:
+    predicting how the next opponent answers each decision (``league.reinforce``).
     """
 
     epochs: int = Field(1000, ge=1)
@@ -154,6 +156,7 @@ class LearningSettings(_Section):
     value_steps: int = Field(8, ge=1)
     value_learning_rate: float = Field(1e-3, gt=0.0)
     value_hidden: int = Field(128, ge=4)
+    opponent_coef: float = Field(0.0, ge=0.0)
     shuffle_opponents: bool = True
 
     @model_validator(mode="after")
@@ -225,6 +228,12 @@ class LeagueConfig(_Section):
     @classmethod
     def _known_device(cls, value: str) -> str:
         return check_device_name(value)
+
+    @model_validator(mode="after")
+    def _opponent_head(self) -> LeagueConfig:
+        if self.learning.opponent_coef > 0 and not self.net.opponent_head:
+            raise ValueError("learning.opponent_coef > 0 needs net.opponent_head = true")
+        return self
 
     @classmethod
     def load(cls, path: Path | None = None, **overrides: Any) -> LeagueConfig:

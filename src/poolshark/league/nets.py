@@ -2,7 +2,8 @@
 
 Every :class:`PokerNet` maps (:class:`~poolshark.league.inputs.PolicyInputs`, hand state,
 game state) to a :class:`PolicyOutput`: raw logits for fold / call / bet, the mean and
-standard deviation of a bet size in (0, 1), and the two updated recurrent states. The
+standard deviation of a bet size in (0, 1), the two updated recurrent states and (with
+``opponent_head``) the predicted answer of the next opponent to each action. The
 caller feeds the states back: the hand state from one decision of a hand to the next (and
 zeros at a new hand), the game state across the hands of a session. The states are
 ordinary outputs of the graph, so a loss on a later step trains the heads that wrote them
@@ -86,6 +87,9 @@ class PolicyOutput(NamedTuple):
     """(B, hand_state_dim) the updated per-hand recurrent state (gated, in [-1, 1])."""
     game_state: Tensor
     """(B, game_state_dim) the updated cross-hand recurrent state (gated, in [-1, 1])."""
+    response_logits: Tensor | None = None
+    """(B, 3, 3) with ``opponent_head``: for each action the decider might take (rows: fold /
+    call / bet), raw logits of the next opponent's answer to it (fold / call / raise)."""
 
 
 class NetConfig(BaseModel):
@@ -99,7 +103,10 @@ class NetConfig(BaseModel):
     one more step at the end of every hand it sat in: it reads the hand's final state
     (:func:`~poolshark.league.inputs.encode_hand_ends`) and updates its game state, so
     what happened after its last decision (a fold to its bet, the calls to a showdown)
-    reaches the memory; the step's action outputs are ignored.
+    reaches the memory; the step's action outputs are ignored. ``opponent_head = true`` adds
+    an auxiliary head predicting how the next opponent answers each action
+    (:attr:`PolicyOutput.response_logits`); trained with ``learning.opponent_coef``, its
+    loss reaches the memory directly instead of only through the rewards (docs/league.md).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -114,6 +121,7 @@ class NetConfig(BaseModel):
     hidden: int = Field(256, gt=0)
     cross_hand_memory: bool = True
     hand_end_step: bool = False
+    opponent_head: bool = False
 
     @model_validator(mode="after")
     def _heads_divide_width(self) -> NetConfig:
@@ -135,9 +143,12 @@ class OutputHeads(nn.Module):
     recalls a bit several hands later it learned far slower or not at all (docs/league.md).
     """
 
-    def __init__(self, width: int, hand_state_dim: int, game_state_dim: int) -> None:
+    def __init__(
+        self, width: int, hand_state_dim: int, game_state_dim: int, opponent_head: bool = False
+    ) -> None:
         super().__init__()
         self.policy_head = nn.Linear(width, 3)
+        self.response_head = nn.Linear(width, 9) if opponent_head else None
         self.bet_mean_head = nn.Linear(width, 1)
         self.bet_std_head = nn.Linear(width, 1)
         self.hand_state_head = nn.Linear(width, hand_state_dim)
@@ -154,17 +165,21 @@ class OutputHeads(nn.Module):
             self.game_state_gate.bias.fill_(KEEP_BIAS)
 
     def forward(self, features: Tensor, hand_state: Tensor, game_state: Tensor) -> PolicyOutput:
-        """The five outputs from (B, width) features and the states they update."""
+        """The outputs from (B, width) features and the states they update."""
         keep_hand = torch.sigmoid(self.hand_state_gate(features))
         keep_game = torch.sigmoid(self.game_state_gate(features))
         write_hand = torch.tanh(self.hand_state_head(features))
         write_game = torch.tanh(self.game_state_head(features))
+        responses = None
+        if self.response_head is not None:
+            responses = self.response_head(features).reshape(-1, 3, 3)
         return PolicyOutput(
             self.policy_head(features),
             torch.sigmoid(self.bet_mean_head(features)),
             torch.exp(self.bet_std_head(features)).clamp(BET_STD_MIN, BET_STD_MAX),
             keep_hand * hand_state + (1 - keep_hand) * write_hand,
             keep_game * game_state + (1 - keep_game) * write_game,
+            responses,
         )
 
 
@@ -290,7 +305,9 @@ class TransformerNet(PokerNet):
         self.trunk = nn.TransformerEncoder(
             layer, config.trunk_layers, norm=nn.LayerNorm(d), enable_nested_tensor=False
         )
-        self.heads = OutputHeads(d, config.hand_state_dim, config.game_state_dim)
+        self.heads = OutputHeads(
+            d, config.hand_state_dim, config.game_state_dim, config.opponent_head
+        )
 
     def features(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> Tensor:
         count = inputs.size
@@ -355,7 +372,9 @@ class ConvNet(PokerNet):
         )
         self.fusion = nn.Sequential(mlp([fused, h, h]), nn.GELU())
         self.trunk = nn.Sequential(mlp([3 * h, h, h]), nn.GELU())
-        self.heads = OutputHeads(h, config.hand_state_dim, config.game_state_dim)
+        self.heads = OutputHeads(
+            h, config.hand_state_dim, config.game_state_dim, config.opponent_head
+        )
 
     def features(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> Tensor:
         state = torch.cat(
@@ -391,7 +410,9 @@ class MLPNet(PokerNet):
             + config.game_state_dim
         )
         self.body = nn.Sequential(mlp([width, h, h]), nn.GELU())
-        self.heads = OutputHeads(h, config.hand_state_dim, config.game_state_dim)
+        self.heads = OutputHeads(
+            h, config.hand_state_dim, config.game_state_dim, config.opponent_head
+        )
 
     def features(self, inputs: PolicyInputs, hand_state: Tensor, game_state: Tensor) -> Tensor:
         one_hot = nn.functional.one_hot(inputs.cards, NO_CARD + 1)[:, :, :NO_CARD].float()

@@ -15,7 +15,8 @@
    per-action baseline depends on the action taken, so it biases the gradient: on average
    each action's advantage is zero, and what remains compares states, not actions
    (``docs/league.md`` measures both).
-3. :func:`reinforce_loss` is ``policy + continuous_weight * size + diversity - entropy``:
+3. :func:`reinforce_loss` is ``policy + continuous_weight * size + diversity - entropy
+   + opponent_coef * opponent``:
 
    * policy: ``mean(-advantage * log p(action))``;
    * size (bets only): ``mean(clamp(-advantage * log p(z), -c, c))`` with the size head's
@@ -23,7 +24,11 @@
    * diversity (anti-collapse): for each action, its mean probability over the decisions
      where it is legal; ``coef * sum(relu(mean - hi) + relu(lo - mean))``, indexed by the
      action constants so the penalty lands on the action that left the band;
-   * entropy: ``entropy_coef`` times the mean entropy of the legal distribution.
+   * entropy: ``entropy_coef`` times the mean entropy of the legal distribution;
+   * opponent (a network with ``opponent_head``): the cross-entropy of its predicted answer
+     to the action taken against the answer the next opponent gave (``Experience.responses``;
+     decisions nobody answered are left out). A supervised signal about the opponents that
+     reaches the memory through the replay, however noisy the rewards are.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ class Replay:
     action_logits: torch.Tensor  # (N, 3)
     bet_mean: torch.Tensor  # (N, 1)
     bet_std: torch.Tensor  # (N, 1)
+    response_logits: torch.Tensor | None = None  # (N, 3, 3) with an opponent head
 
 
 def game_steps(games: Int64s) -> tuple[Int64s, Int64s]:
@@ -90,7 +96,7 @@ def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Repla
     logits = torch.zeros(n, ACTIONS, device=device)
     means = torch.zeros(n, 1, device=device)
     stds = torch.ones(n, 1, device=device)
-    rows_all, logits_all, means_all, stds_all = [], [], [], []
+    rows_all, logits_all, means_all, stds_all, answers_all = [], [], [], [], []
     for step in range(table.shape[0]):
         cols_np = np.flatnonzero(table[step] >= 0)
         cols = torch.from_numpy(cols_np).to(device)
@@ -106,12 +112,18 @@ def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Repla
         logits_all.append(output.action_logits[decided])
         means_all.append(output.bet_mean[decided])
         stds_all.append(output.bet_std[decided])
+        if output.response_logits is not None:
+            answers_all.append(output.response_logits[decided])
+    answers = None
     if rows_all:
         order = torch.cat(rows_all)
         logits = logits.index_copy(0, order, torch.cat(logits_all))
         means = means.index_copy(0, order, torch.cat(means_all))
         stds = stds.index_copy(0, order, torch.cat(stds_all))
-    return Replay(logits, means, stds)
+        if answers_all:
+            answers = torch.zeros(n, 3, 3, device=device)
+            answers = answers.index_copy(0, order, torch.cat(answers_all))
+    return Replay(logits, means, stds, answers)
 
 
 class ActionBaselines:
@@ -193,6 +205,7 @@ class LossParts:
     diversity: float
     entropy: float
     mean_probabilities: tuple[float, float, float]
+    opponent: float = 0.0
 
 
 def reinforce_loss(
@@ -224,6 +237,8 @@ def reinforce_loss(
     )
     diversity = settings.diversity_coef * penalty.sum()
     loss = policy + settings.continuous_weight * size + diversity - settings.entropy_coef * entropy
+    opponent = opponent_loss(replay, experience, actions, device)
+    loss = loss + settings.opponent_coef * opponent
     mean_p = means.detach().cpu().tolist()
     return LossParts(
         loss,
@@ -232,4 +247,19 @@ def reinforce_loss(
         float(diversity.detach()),
         float(entropy.detach()),
         (mean_p[0], mean_p[1], mean_p[2]),
+        float(opponent.detach()),
     )
+
+
+def opponent_loss(
+    replay: Replay, experience: Experience, actions: torch.Tensor, device: torch.device
+) -> torch.Tensor:
+    """Mean cross-entropy of the predicted answer to each action taken against the answer
+    given (zero without an opponent head or an answered decision)."""
+    answered_np = np.flatnonzero(experience.responses >= 0)
+    if replay.response_logits is None or answered_np.size == 0:
+        return torch.zeros((), device=device)
+    answered = torch.from_numpy(answered_np).to(device)
+    logits = replay.response_logits[answered, actions[answered]]
+    targets = torch.from_numpy(experience.responses[answered_np]).to(device)
+    return torch.nn.functional.cross_entropy(logits, targets)

@@ -40,6 +40,7 @@ from poolshark.engine.kernel import (
     FOLDED,
     LOG_LEN,
     LOG_MOVE,
+    LOG_SEAT,
     LOG_STREET,
     SHOWDOWN,
     SHOWN,
@@ -110,7 +111,9 @@ class Experience:
     before it). ``returns`` are the decision's return in big blinds (shaped); ``hand_results``
     the learner's plain result of every hand played (unshaped, for reporting).
     ``sequence`` orders the decisions and the ``hand_ends`` steps of a game as they were
-    taken (a counter of the learner's calls).
+    taken (a counter of the learner's calls). ``responses`` is, per decision, how the next
+    other seat to act in the same hand answered it (fold 0, check/call 1, bet/raise 2; -1
+    when nobody acted after it), the target of the network's ``opponent_head``.
     """
 
     inputs: InputArrays
@@ -125,6 +128,7 @@ class Experience:
     showdowns: int
     sequence: Int64s
     hand_ends: HandEnds
+    responses: Int64s
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -165,6 +169,7 @@ def merge(parts: Sequence[Experience]) -> Experience:
         showdowns=sum(p.showdowns for p in parts),
         sequence=np.concatenate([p.sequence for p in parts]),
         hand_ends=hand_ends,
+        responses=np.concatenate([p.responses for p in parts]),
         seconds=seconds,
     )
 
@@ -185,7 +190,8 @@ def action_bound(game: GameSettings) -> int:
 
 class _LearnerLog:
     """The learner's recorder: every decision's inputs and choices, keyed by hand, and
-    every end-of-hand step, each numbered by the call that made it."""
+    every end-of-hand step, each numbered by the call that made it; at each hand's end, the
+    answers of the other seats to the learner's decisions in it (:meth:`answered`)."""
 
     def __init__(self, collection: _Collection) -> None:
         self.collection = collection
@@ -199,6 +205,9 @@ class _LearnerLog:
         }
         self.end_inputs: list[InputArrays] = []
         self.calls = 0
+        self.decisions = 0
+        self.pending: dict[int, list[tuple[int, int]]] = {}  # table: (decision, log row)
+        self.responses: dict[int, int] = {}
 
     def record(
         self,
@@ -220,6 +229,32 @@ class _LearnerLog:
         self.parts["sequence"].append(np.full(tables.size, self.calls, dtype=np.int64))
         self.calls += 1
         self.folded.append(tables[actions == FOLD])
+        log_rows = decisions.batch.table[tables, LOG_LEN]  # where this action will be logged
+        for offset, (table, row) in enumerate(zip(tables.tolist(), log_rows.tolist(), strict=True)):
+            self.pending.setdefault(table, []).append((self.decisions + offset, row))
+        self.decisions += tables.size
+
+    def answered(self, batch: BatchedTables, tables: Int64s, seats: Int64s) -> None:
+        """The hands at ``tables`` are over: for each of the learner's decisions in them,
+        the first move another seat made after it (a decision nobody answered has none)."""
+        width = batch.log.shape[1]
+        for table, seat in zip(tables.tolist(), seats.tolist(), strict=True):
+            pending = self.pending.pop(table, [])
+            if not pending:
+                continue
+            log = batch.log[table, : min(int(batch.table[table, LOG_LEN]), width)]
+            others = np.flatnonzero(log[:, LOG_SEAT] != seat)
+            for decision, row in pending:
+                later = others[np.searchsorted(others, row, side="right") :]
+                if later.size:
+                    self.responses[decision] = int(log[later[0], LOG_MOVE])
+
+    def joined_responses(self) -> Int64s:
+        """Every decision's answer (-1 where none was recorded)."""
+        out = np.full(self.decisions, -1, dtype=np.int64)
+        if self.responses:
+            out[np.fromiter(self.responses, dtype=np.int64)] = list(self.responses.values())
+        return out
 
     def record_hand_ends(
         self, tables: Int64s, seats: Int64s, inputs: InputArrays, new_hand: Bools
@@ -335,6 +370,8 @@ class _Collection:
                 batch.reset(starting, stacks=stacks[first], buttons=buttons[first])
             if later.size:
                 batch.reset(later, stacks=batch.stacks[later].copy())
+        for table in tables.tolist():  # a hand closed without an end leaves no answers
+            self.log.pending.pop(table, None)
         slots = np.arange(len(self.hand_game), len(self.hand_game) + tables.size)
         self.hand_slot[tables] = slots
         self.hand_game.extend(tables.tolist())
@@ -373,6 +410,7 @@ class _Collection:
         showdown = (batch.table[done, SHOWDOWN] == 1) & learner_live
         steal = learner_live & (live.sum(axis=1) == 1)
         self.showdowns += int(showdown.sum())
+        self.log.answered(batch, done, seats)
         rewards = self._shaped(done, seats, result, showdown, steal)
         if self.plan.game.mode == "tournament":
             rewards += self._tournament_bonuses(done, seats, result)
@@ -387,6 +425,7 @@ class _Collection:
         gone = folded[~batch.done[folded]]
         if gone.size:
             seat = self.learner_seat[gone]
+            self.log.answered(batch, gone, seat)
             result = -batch.seat[gone, TOTAL, seat] / self.big_blind
             no = np.zeros(gone.size, dtype=np.bool_)
             self.book(gone, result, self._shaped(gone, seat, result, no, no))
@@ -486,6 +525,7 @@ class _Collection:
             showdowns=self.showdowns,
             sequence=log.joined("sequence", np.int64),
             hand_ends=log.hand_ends(self.plan.game.seats),
+            responses=log.joined_responses(),
             seconds=seconds,
         )
 

@@ -75,6 +75,7 @@ HISTORY_COLUMNS = (
     "pool_size",
     "grad_norm",
     "value_loss",
+    "opponent_loss",
 )
 """The columns of ``history.csv``, one row per epoch."""
 
@@ -361,6 +362,7 @@ def _epoch(
         "size_loss": parts.size,
         "entropy": parts.entropy,
         "diversity_penalty": parts.diversity,
+        "opponent_loss": parts.opponent,
         "reward_mean": float(experience.returns.mean()),
         "bb_per_100": 100.0 * float(experience.hand_results.mean()),
         "showdown_multiplier": plan.showdown_multiplier,
@@ -431,7 +433,11 @@ def _resume(
         raise LeagueError(str(error)) from None
     if "optimizer" not in payload:
         raise LeagueError(f"{str(path)!r} is a pool snapshot, not a run's last.pt; cannot resume")
-    saved, now = _dotted(payload["config"]), _dotted(config.model_dump(mode="json"))
+    saved_config = LeagueConfig.model_validate(payload["config"])  # keys added since: defaults
+    saved, now = (
+        _dotted(saved_config.model_dump(mode="json")),
+        _dotted(config.model_dump(mode="json")),
+    )
     free = {*config.resumable(), "learning.epochs"}
     keys = saved.keys() | now.keys()
     changed = sorted(k for k in keys if k not in free and saved.get(k) != now.get(k))
@@ -440,8 +446,7 @@ def _resume(
             f"cannot resume {str(path)!r} with a changed config: {', '.join(changed)}"
         )
     learner.restore(payload)
-    columns = len(HISTORY_COLUMNS)
-    history.extend(
-        dict(zip(HISTORY_COLUMNS, row[:columns], strict=True)) for row in payload["history"]
-    )
+    for row in payload["history"]:  # columns added since a checkpoint was written read 0
+        padded = [*row, *[0.0] * (len(HISTORY_COLUMNS) - len(row))]
+        history.append(dict(zip(HISTORY_COLUMNS, padded, strict=True)))
     return int(payload["epoch"])
