@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from poolshark.agents.protocol import Decisions, SeenMoves
+from poolshark.agents.protocol import Decisions, EndedHands, SeenMoves
 from poolshark.engine.batched import BatchedTables
 from poolshark.limitnet.action_function import STAGES
 from poolshark.limitnet.bet_features import batch_bet_features, legal_actions, taken_actions
@@ -37,6 +37,16 @@ from poolshark.limitnet.observer import (
     softmax_rows,
 )
 from poolshark.limitnet.records import SHOWN_AT, LimitRecords
+from poolshark.limitnet.type_beliefs import (
+    advance_joint,
+    card_marginal,
+    showdown_type_update,
+    shown_type_log_likelihoods,
+    start_joint,
+    tracks_player_types,
+    type_marginal,
+    type_prior_of,
+)
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -54,29 +64,67 @@ def stage_board_classes(boards: Int64s, stages: Int64s) -> Int64s:
     return classes
 
 
+HandRow = tuple[int, Floats, Floats, Floats, Bools, int]
+"""One decision a seat took this hand: stage, bets, costs, summed beliefs seen, legal, action."""
+
+
 class PublicBeliefs:
     """Every seat's type belief at ``tables`` tables of ``seats`` seats under ``observer``
-    (whose parameters are read once, at construction). Each call takes distinct tables."""
+    (whose parameters are read once, at construction). Each call takes distinct tables.
+
+    The beliefs are kept joint, ``joint`` (tables, seats, card types, player types): with
+    the observer's player-type prior set (``limitnet.type_beliefs``) a seat's player-type
+    belief carries from hand to hand of a table (a match) and a showdown recomputes it;
+    without, there is one certain player type and the beliefs are over card types only.
+    ``beliefs`` is the card-type marginal, what the players read."""
 
     def __init__(self, observer: Observer, tables: int, seats: int) -> None:
         self.observer = observer
-        types = observer.types
         self.initial = observer.initial()
         self.transitions = softmax_rows(observer.transition_logits)  # (3, classes, T, T)
-        self.beliefs = np.zeros((tables, seats, types))
+        self.prior = type_prior_of(observer)
+        self.typed = tracks_player_types(observer)
+        self.player_gates = observer.emission.player_gates() if self.typed else None
+        self.joint = np.zeros((tables, seats, observer.types, self.prior.size))
+        self.joint[:] = start_joint(self.initial, self.prior)
+        self.entered = np.zeros((tables, seats, self.prior.size))
+        self.entered[:] = self.prior
         self.active = np.zeros((tables, seats), dtype=bool)
         self.stage = np.zeros(tables, dtype=np.int64)
+        self.hand_rows: dict[tuple[int, int], list[HandRow]] = {}
 
     @property
     def tables(self) -> int:
         """How many tables (or deals) are kept."""
         return int(self.stage.size)
 
+    @property
+    def beliefs(self) -> Floats:
+        """(tables, seats, card types) every seat's card-type belief (a copy)."""
+        return card_marginal(self.joint)
+
+    @property
+    def player_types(self) -> Floats:
+        """(tables, seats, player types) every seat's player-type belief."""
+        return type_marginal(self.joint)
+
     def start(self, tables: Int64s) -> None:
-        """A new hand at ``tables``: every seat active with the pre-flop type distribution."""
-        self.beliefs[tables] = self.initial
+        """A new hand at ``tables``: every seat active, its card types at the pre-flop
+        distribution and its player-type belief carried from the hand before (the prior at
+        a table's first hand)."""
+        carried = type_marginal(self.joint[tables])
+        self.entered[tables] = carried
+        self.joint[tables] = start_joint(self.initial, carried)
         self.active[tables] = True
         self.stage[tables] = 0
+        for table in tables.tolist():
+            for seat in range(self.active.shape[1]):
+                self.hand_rows.pop((table, seat), None)
+
+    def new_match(self, tables: Int64s) -> None:
+        """New players at ``tables``: every seat's player-type belief back to the prior
+        (the next :meth:`start` begins from it)."""
+        self.joint[tables] = start_joint(self.initial, self.prior)
 
     def advance(self, tables: Int64s, stages: Int64s, classes: Int64s) -> None:
         """Carry the beliefs at ``tables`` to ``stages`` through each stage's transition on
@@ -87,14 +135,14 @@ class PublicBeliefs:
                 continue
             at = tables[rows]
             matrices = self.transitions[stage - 1, classes[rows, stage]]  # (k, T, T)
-            self.beliefs[at] = np.einsum("kst,ktu->ksu", self.beliefs[at], matrices)
+            self.joint[at] = advance_joint(self.joint[at], matrices)
         self.stage[tables] = np.maximum(self.stage[tables], stages)
 
     def summed(self, tables: Int64s, seats: Int64s) -> Floats:
         """(k, T) the sum of the active opponents' beliefs for the player at ``seats``."""
         others = self.active[tables].copy()
         others[np.arange(tables.size), seats] = False
-        summed: Floats = (self.beliefs[tables] * others[:, :, None]).sum(axis=1)
+        summed: Floats = (card_marginal(self.joint[tables]) * others[:, :, None]).sum(axis=1)
         return summed
 
     def observe(
@@ -109,18 +157,55 @@ class PublicBeliefs:
         actions: Int64s,
     ) -> None:
         """Bayes-update the actors' beliefs on their actions (their inputs as the emission
-        reads them, ``summed`` the opponents' beliefs they saw); a fold leaves the hand."""
+        reads them, ``summed`` the opponents' beliefs they saw); a fold leaves the hand.
+        With player types each actor's decisions are kept for a showdown."""
         with torch.no_grad():
-            log_lik = self.observer.emission.taken_log_likelihoods(
-                (stages, bets, costs, summed, legal, actions)
+            log_lik = self.observer.emission.taken_joint_log_likelihoods(
+                (stages, bets, costs, summed, legal, actions), player_gates=self.player_gates
             )
-        joint = self.beliefs[tables, seats] * log_lik.exp().numpy()
-        total = joint.sum(axis=1)
+        joint = self.joint[tables, seats] * log_lik.exp().numpy()
+        total = joint.sum(axis=(1, 2))
         if not np.all(total > 0):
             raise ObserverError("an action has probability 0 under every type with belief")
-        self.beliefs[tables, seats] = joint / total[:, None]
+        self.joint[tables, seats] = joint / total[:, None, None]
         folded = actions == 0
         self.active[tables[folded], seats[folded]] = False
+        if self.typed:
+            for row, (table, seat) in enumerate(zip(tables.tolist(), seats.tolist(), strict=True)):
+                self.hand_rows.setdefault((table, seat), []).append(
+                    (
+                        int(stages[row]),
+                        bets[row],
+                        costs[row],
+                        summed[row],
+                        legal[row],
+                        int(actions[row]),
+                    )
+                )
+
+    def showdown(
+        self, table: int, seat: int, hole: tuple[int, ...], board: tuple[int, ...]
+    ) -> None:
+        """``seat`` showed ``hole`` at the end of the hand at ``table`` (``board`` the board
+        dealt): its player-type belief becomes the one it entered the hand with times the
+        likelihood of its actions this hand with these cards, normalized. Nothing without
+        player types."""
+        rows = self.hand_rows.get((table, seat), [])
+        if not self.typed or not rows:
+            return
+        decisions = (
+            np.array([row[0] for row in rows], dtype=np.int64),
+            np.stack([row[1] for row in rows]),
+            np.stack([row[2] for row in rows]),
+            np.stack([row[3] for row in rows]),
+            np.stack([row[4] for row in rows]),
+            np.array([row[5] for row in rows], dtype=np.int64),
+        )
+        model = self.observer.emission.action_function
+        log_lik = shown_type_log_likelihoods(model, decisions, hole, board)
+        posterior = showdown_type_update(self.entered[table, seat], log_lik)
+        cards = card_marginal(self.joint[table, seat])
+        self.joint[table, seat] = cards[:, None] * posterior[None, :]
 
 
 @dataclass(frozen=True)
@@ -214,7 +299,9 @@ def record_beliefs(records: LimitRecords, observer: Observer) -> Floats:
 class BeliefTracker:
     """A playing agent's public beliefs at the tables of the batch it plays: started at
     each new hand id (and afresh for a new batch, whose hand ids start again), carried to
-    each decision's stage, updated on every move the play loop shows (:meth:`seen`)."""
+    each decision's stage, updated on every move the play loop shows (:meth:`seen`). With
+    player types, a seat's player-type belief lasts the batch (each table one match, its
+    seats keeping their players) and shown hands update it (:meth:`ended`)."""
 
     def __init__(self, observer: Observer) -> None:
         self.observer = observer
@@ -267,6 +354,21 @@ class BeliefTracker:
             legal,
             taken_actions(legal, seen.move),
         )
+
+    def ended(self, ended: EndedHands) -> None:
+        """Recompute the player-type beliefs of the seats whose cards a hand showed (from
+        the play loop's ``hands_ended``); nothing without player types, or for hands this
+        tracker did not follow."""
+        state = self.state
+        if state is None or not state.typed or self.batch is not ended.batch:
+            return
+        for row in range(ended.size):
+            table = int(ended.tables[row])
+            if self.hands[table] != ended.hand_ids[row]:
+                continue
+            board = ended.board(row)
+            for seat, hole in ended.shown(row).items():
+                state.showdown(table, seat, hole, board)
 
 
 def with_record_beliefs(records: LimitRecords, observer: Observer | None) -> LimitRecords:
