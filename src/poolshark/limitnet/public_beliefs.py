@@ -14,7 +14,11 @@ seat (``tests/test_limitnet_public_beliefs.py`` checks this against joint enumer
 * :func:`record_beliefs` gives every decision of recorded play the beliefs it saw, so a
   fitted opponent model can read them (``limitnet.fit``).
 * :class:`BeliefTracker` is what a playing agent holds, fed by the play loop's
-  ``moves_seen``.
+  ``moves_seen`` (and ``hands_ended``, for the showdowns).
+
+With player types (the observer's ``type_prior`` set) each seat's belief is joint over its
+card type and its player type, the player type carried from hand to hand and recomputed
+at a showdown (``limitnet.type_beliefs``); the players read the card-type marginals.
 """
 
 from __future__ import annotations
@@ -76,9 +80,12 @@ class PublicBeliefs:
     the observer's player-type prior set (``limitnet.type_beliefs``) a seat's player-type
     belief carries from hand to hand of a table (a match) and a showdown recomputes it;
     without, there is one certain player type and the beliefs are over card types only.
-    ``beliefs`` is the card-type marginal, what the players read."""
+    ``beliefs`` is the card-type marginal, what the players read. ``showdowns`` keeps each
+    hand's decisions for :meth:`showdown` (a tracker in play; replayed records do not)."""
 
-    def __init__(self, observer: Observer, tables: int, seats: int) -> None:
+    def __init__(
+        self, observer: Observer, tables: int, seats: int, showdowns: bool = False
+    ) -> None:
         self.observer = observer
         self.initial = observer.initial()
         self.transitions = softmax_rows(observer.transition_logits)  # (3, classes, T, T)
@@ -91,6 +98,7 @@ class PublicBeliefs:
         self.entered[:] = self.prior
         self.active = np.zeros((tables, seats), dtype=bool)
         self.stage = np.zeros(tables, dtype=np.int64)
+        self.showdowns = showdowns and self.typed
         self.hand_rows: dict[tuple[int, int], list[HandRow]] = {}
 
     @property
@@ -117,14 +125,10 @@ class PublicBeliefs:
         self.joint[tables] = start_joint(self.initial, carried)
         self.active[tables] = True
         self.stage[tables] = 0
-        for table in tables.tolist():
-            for seat in range(self.active.shape[1]):
-                self.hand_rows.pop((table, seat), None)
-
-    def new_match(self, tables: Int64s) -> None:
-        """New players at ``tables``: every seat's player-type belief back to the prior
-        (the next :meth:`start` begins from it)."""
-        self.joint[tables] = start_joint(self.initial, self.prior)
+        if self.showdowns:
+            for table in tables.tolist():
+                for seat in range(self.active.shape[1]):
+                    self.hand_rows.pop((table, seat), None)
 
     def advance(self, tables: Int64s, stages: Int64s, classes: Int64s) -> None:
         """Carry the beliefs at ``tables`` to ``stages`` through each stage's transition on
@@ -158,7 +162,7 @@ class PublicBeliefs:
     ) -> None:
         """Bayes-update the actors' beliefs on their actions (their inputs as the emission
         reads them, ``summed`` the opponents' beliefs they saw); a fold leaves the hand.
-        With player types each actor's decisions are kept for a showdown."""
+        With player types and ``showdowns`` each actor's decisions are kept for a showdown."""
         with torch.no_grad():
             log_lik = self.observer.emission.taken_joint_log_likelihoods(
                 (stages, bets, costs, summed, legal, actions), player_gates=self.player_gates
@@ -170,7 +174,7 @@ class PublicBeliefs:
         self.joint[tables, seats] = joint / total[:, None, None]
         folded = actions == 0
         self.active[tables[folded], seats[folded]] = False
-        if self.typed:
+        if self.showdowns:
             for row, (table, seat) in enumerate(zip(tables.tolist(), seats.tolist(), strict=True)):
                 self.hand_rows.setdefault((table, seat), []).append(
                     (
@@ -189,9 +193,9 @@ class PublicBeliefs:
         """``seat`` showed ``hole`` at the end of the hand at ``table`` (``board`` the board
         dealt): its player-type belief becomes the one it entered the hand with times the
         likelihood of its actions this hand with these cards, normalized. Nothing without
-        player types."""
+        player types (or without ``showdowns``)."""
         rows = self.hand_rows.get((table, seat), [])
-        if not self.typed or not rows:
+        if not self.showdowns or not rows:
             return
         decisions = (
             np.array([row[0] for row in rows], dtype=np.int64),
@@ -301,10 +305,12 @@ class BeliefTracker:
     each new hand id (and afresh for a new batch, whose hand ids start again), carried to
     each decision's stage, updated on every move the play loop shows (:meth:`seen`). With
     player types, a seat's player-type belief lasts the batch (each table one match, its
-    seats keeping their players) and shown hands update it (:meth:`ended`)."""
+    seats keeping their players) and shown hands update it (:meth:`ended`; not with
+    ``showdowns`` off, a switch for measuring what they add)."""
 
-    def __init__(self, observer: Observer) -> None:
+    def __init__(self, observer: Observer, showdowns: bool = True) -> None:
         self.observer = observer
+        self.showdowns = showdowns
         self.state: PublicBeliefs | None = None
         self.batch: BatchedTables | None = None
         self.hands = np.zeros(0, dtype=np.int64)
@@ -313,7 +319,9 @@ class BeliefTracker:
         """The beliefs with new hands started and carried to the decisions' stages."""
         batch, tables = decisions.batch, decisions.tables
         if self.state is None or self.batch is not batch:  # hand ids restart with a batch
-            self.state = PublicBeliefs(self.observer, batch.size, batch.config.seats)
+            self.state = PublicBeliefs(
+                self.observer, batch.size, batch.config.seats, self.showdowns
+            )
             self.hands = np.full(batch.size, -1, dtype=np.int64)
             self.batch = batch
         state = self.state
@@ -334,7 +342,7 @@ class BeliefTracker:
 
     def seat_beliefs(self, decisions: Decisions) -> Floats:
         """(D, S, T) every seat's belief at the deciding players' tables."""
-        beliefs: Floats = self._synced(decisions).beliefs[decisions.tables].copy()
+        beliefs: Floats = card_marginal(self._synced(decisions).joint[decisions.tables])
         return beliefs
 
     def seen(self, seen: SeenMoves) -> None:
@@ -360,7 +368,7 @@ class BeliefTracker:
         the play loop's ``hands_ended``); nothing without player types, or for hands this
         tracker did not follow."""
         state = self.state
-        if state is None or not state.typed or self.batch is not ended.batch:
+        if state is None or not state.showdowns or self.batch is not ended.batch:
             return
         for row in range(ended.size):
             table = int(ended.tables[row])
