@@ -15,6 +15,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from poolshark.agents.protocol import Decisions
 from poolshark.limitnet.action_function import STAGES, ActionFunction, widest_cards
 from poolshark.limitnet.agent import LimitNetAgent, load_limitnet_agent, observer_payload
 from poolshark.limitnet.agent import save_model as save_checkpoint
@@ -349,6 +350,7 @@ def test_a_typed_player_learns_its_opponents_types_over_a_match(
 def test_a_checkpoint_with_a_typed_observer_keeps_types_for_the_match(tmp_path: Path) -> None:
     model = typed_model(2, 2, 1)
     observer = Observer(model, seed=1)
+    observer.set_type_prior(np.array([0.9, 0.1]))  # stale: the checkpoint's prior wins
     path = tmp_path / "typed.pt"
     save_checkpoint(model, path, {**observer_payload(observer, model), "type_prior": [0.4, 0.6]})
     agent = load_limitnet_agent(path)
@@ -359,3 +361,28 @@ def test_a_checkpoint_with_a_typed_observer_keeps_types_for_the_match(tmp_path: 
     assert agent.type_draws.per_match
     saved = Observer.from_state(model, agent.observer.state())
     np.testing.assert_allclose(saved.type_prior, [0.4, 0.6])
+
+
+@pytest.mark.parametrize("per_match", [True, False])
+def test_a_typed_player_keeps_a_seat_s_type_for_the_match_when_asked(per_match: bool) -> None:
+    model = typed_model(2, 3, 4)
+    agent = LimitNetAgent(model, type_prior=np.ones(3) / 3, match_types=per_match)
+    assert agent.type_draws is not None
+    draws = agent.type_draws
+    seen: dict[tuple[int, int], set[int]] = {}
+    draw = draws.draw
+
+    def recorded(decisions: Decisions) -> np.ndarray:
+        types = draw(decisions)
+        for table, seat, kind in zip(decisions.tables, decisions.seats, types, strict=True):
+            seen.setdefault((int(table), int(seat)), set()).add(int(kind))
+        return types
+
+    draws.draw = recorded  # type: ignore[method-assign]
+    record_matches([agent], [1.0], matches=3, deals=12, seats=4, seed=2)
+    kinds = [len(types) for types in seen.values()]
+    assert len(kinds) == 12
+    if per_match:
+        assert max(kinds) == 1
+    else:
+        assert max(kinds) > 1

@@ -289,7 +289,9 @@ class SavedPlayer:
 
 
 def load_player(path: Path, device: str = "cpu") -> SavedPlayer:
-    """The model, observer and type prior of a checkpoint file (``weights_only=True``)."""
+    """The model, observer and type prior of a checkpoint file (``weights_only=True``); an
+    observer over the checkpoint's own typed model takes the checkpoint's type prior (its
+    player-type beliefs start from it)."""
     payload = read_checkpoint_of(path, CHECKPOINT_KIND, CHECKPOINT_FORMAT, device, AgentError)
     prior = payload.get("type_prior")
     model = model_from_payload(payload)
@@ -297,11 +299,10 @@ def load_player(path: Path, device: str = "cpu") -> SavedPlayer:
     observer = observer_from_payload(payload, model)
     if (
         observer is not None
-        and observer.type_prior is None
         and type_prior is not None
         and observer.emission.action_function is model
     ):
-        observer.set_type_prior(type_prior)  # the fitted prior of the model it reads
+        observer.set_type_prior(type_prior)  # the model's fitted prior, the newest estimate
     return SavedPlayer(model, observer, type_prior, payload)
 
 

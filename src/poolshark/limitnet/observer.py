@@ -4,7 +4,8 @@ stage and player, read by the players instead of the betting history.
 * **Belief update per action**: ``P(type | actions) ∝ P(type | before) P(action | type)``,
   the action probability from the action function with the type in place of the cards
   (:class:`TypeEmission`: the card-feature gating block replaced by a per-type table, every
-  other weight the player's own, frozen).
+  other weight the player's own, frozen; with player types, per card type and player type,
+  ``limitnet.type_beliefs``).
 * **Transitions between stages**: row-stochastic 8 x 8 matrices per stage change, one per
   coarse class of the new board (:func:`board_class`).
 * **Showdown estimator**: shown hole cards map to a hand-strength bucket
@@ -136,7 +137,8 @@ class TypeEmission:
     of the card features. The gating logits are the player's own bet, opponent-belief and
     bias terms plus ``type_gates[stage, option, state, type]``; values and the cost weight
     are the player's. Only ``type_gates`` is learnt (the thesis's observer learns only the
-    parameters connected to the card types)."""
+    parameters connected to the card types). :meth:`joint_log_probabilities` also adds a
+    player type's offset, the action function's own ``G_type`` (section 6.3)."""
 
     def __init__(
         self, action_function: ActionFunction, seed: int = 0, init_scale: float = 0.5
