@@ -277,18 +277,28 @@ def _strengths_kernel(
 
 class SeatDraws:
     """Which of K components plays each (table, seat) this hand, drawn by ``weights`` at the
-    seat's first decision of a hand and kept until the hand changes."""
+    seat's first decision of a hand and kept until the hand changes; with ``per_match``,
+    drawn at the seat's first decision in the batch and kept for all its hands (each table
+    of a batch one match)."""
 
-    def __init__(self, weights: Sequence[float]) -> None:
+    def __init__(self, weights: Sequence[float], per_match: bool = False) -> None:
         values = np.asarray(weights, dtype=np.float64)
         if values.ndim != 1 or values.size == 0 or not np.isfinite(values).all():
             raise ValueError(f"need a list of finite weights, got {weights!r}")
         if (values < 0).any() or values.sum() <= 0:
             raise ValueError(f"weights must be non-negative with a positive sum, got {weights!r}")
         self.weights = values / values.sum()
+        self.per_match = per_match
         self._owner: int | None = None
         self._hand = np.zeros((0, 0), dtype=np.int64)
         self._choice = np.zeros((0, 0), dtype=np.int64)
+
+    @property
+    def choices(self) -> Int64s:
+        """(tables, seats) the component last drawn for each seat of the current batch, -1
+        where none has been drawn."""
+        choices: Int64s = np.where(self._hand >= 0, self._choice, -1)
+        return choices
 
     def draw(self, decisions: Decisions) -> Int64s:
         """(D,) component index per decision."""
@@ -299,7 +309,8 @@ class SeatDraws:
             self._hand = np.full(shape, -1, dtype=np.int64)
             self._choice = np.zeros(shape, dtype=np.int64)
         tables, seats = decisions.tables, decisions.seats
-        stale = np.flatnonzero(self._hand[tables, seats] != decisions.hand_ids)
+        drawn = self._hand[tables, seats]
+        stale = np.flatnonzero(drawn < 0 if self.per_match else drawn != decisions.hand_ids)
         if stale.size:
             picks = decisions.rng.choice(self.weights.size, size=stale.size, p=self.weights)
             self._choice[tables[stale], seats[stale]] = picks

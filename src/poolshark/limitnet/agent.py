@@ -22,7 +22,7 @@ import numpy.typing as npt
 import torch
 
 from poolshark.agents.bots import SeatDraws
-from poolshark.agents.protocol import AgentError, Decisions, Moves, SeenMoves
+from poolshark.agents.protocol import AgentError, Decisions, EndedHands, Moves, SeenMoves
 from poolshark.engine.config import Betting
 from poolshark.limitnet import CHECKPOINT_KIND
 from poolshark.limitnet.action_function import ActionFunction, OpponentInputs
@@ -125,9 +125,12 @@ class Recorder(Protocol):
 class LimitNetAgent:
     """Plays an :class:`ActionFunction` (see the module docstring); ``greedy`` takes the most
     likely action instead of sampling. With ``type_prior`` (a model with player types, as
-    fitted), each seat plays a type drawn from it for each hand, as a population would.
-    With ``observer`` (over this model, or for an exploiter over the model it exploits), it
-    reads its opponents' public beliefs."""
+    fitted), each seat plays a type drawn from it for each hand, as a population would, or
+    with ``match_types`` one type per seat for the whole match (each table of a batch), as
+    the thesis's players keep theirs. With ``observer`` (over this model, or for an
+    exploiter over the model it exploits), it reads its opponents' public beliefs: joint
+    over card and player types when the observer has a player-type prior, whose card-type
+    marginals it reads, the shown hands updating the player types (:meth:`hands_ended`)."""
 
     def __init__(
         self,
@@ -138,6 +141,7 @@ class LimitNetAgent:
         greedy: bool = False,
         type_prior: Floats | None = None,
         observer: Observer | None = None,
+        match_types: bool = False,
     ) -> None:
         self.device = torch.device(device)
         self.model = model.to(self.device)
@@ -150,7 +154,7 @@ class LimitNetAgent:
                     f"a prior over {len(type_prior)} player types for a model with "
                     f"{model.player_types}"
                 )
-            self.type_draws = SeatDraws(type_prior.tolist())
+            self.type_draws = SeatDraws(type_prior.tolist(), per_match=match_types)
         self.observer = observer
         self.beliefs = None if observer is None else BeliefTracker(observer)
         if observer is not None and observer.types != model.card_types:
@@ -203,6 +207,11 @@ class LimitNetAgent:
         """Update the opponents' public beliefs on every move at this agent's tables."""
         if self.beliefs is not None:
             self.beliefs.seen(seen)
+
+    def hands_ended(self, ended: EndedHands) -> None:
+        """Update the player-type beliefs of the seats shown at these hands' showdowns."""
+        if self.beliefs is not None:
+            self.beliefs.ended(ended)
 
 
 def checkpoint_payload(
@@ -280,23 +289,34 @@ class SavedPlayer:
 
 
 def load_player(path: Path, device: str = "cpu") -> SavedPlayer:
-    """The model, observer and type prior of a checkpoint file (``weights_only=True``)."""
+    """The model, observer and type prior of a checkpoint file (``weights_only=True``); an
+    observer over the checkpoint's own typed model takes the checkpoint's type prior (its
+    player-type beliefs start from it)."""
     payload = read_checkpoint_of(path, CHECKPOINT_KIND, CHECKPOINT_FORMAT, device, AgentError)
     prior = payload.get("type_prior")
     model = model_from_payload(payload)
-    return SavedPlayer(
-        model,
-        observer_from_payload(payload, model),
-        None if prior is None else np.asarray(prior, dtype=np.float64),
-        payload,
-    )
+    type_prior = None if prior is None else np.asarray(prior, dtype=np.float64)
+    observer = observer_from_payload(payload, model)
+    if (
+        observer is not None
+        and type_prior is not None
+        and observer.emission.action_function is model
+    ):
+        observer.set_type_prior(type_prior)  # the model's fitted prior, the newest estimate
+    return SavedPlayer(model, observer, type_prior, payload)
 
 
 def load_limitnet_agent(path: Path, *, device: str = "cpu") -> LimitNetAgent:
     """The agent of a network player's checkpoint (the registered loader); a fitted model
     with player types plays them by its ``type_prior``, one with an observer reads its
-    opponents' beliefs."""
+    opponents' beliefs. A typed model whose observer tracks player types keeps each seat's
+    type for the whole match (what those beliefs assume); otherwise it draws one each hand."""
     saved = load_player(path, device)
+    observer = saved.observer
     return LimitNetAgent(
-        saved.model, device=device, type_prior=saved.type_prior, observer=saved.observer
+        saved.model,
+        device=device,
+        type_prior=saved.type_prior,
+        observer=observer,
+        match_types=observer is not None and observer.type_prior is not None,
     )

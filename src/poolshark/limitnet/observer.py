@@ -4,7 +4,8 @@ stage and player, read by the players instead of the betting history.
 * **Belief update per action**: ``P(type | actions) ∝ P(type | before) P(action | type)``,
   the action probability from the action function with the type in place of the cards
   (:class:`TypeEmission`: the card-feature gating block replaced by a per-type table, every
-  other weight the player's own, frozen).
+  other weight the player's own, frozen; with player types, per card type and player type,
+  ``limitnet.type_beliefs``).
 * **Transitions between stages**: row-stochastic 8 x 8 matrices per stage change, one per
   coarse class of the new board (:func:`board_class`).
 * **Showdown estimator**: shown hole cards map to a hand-strength bucket
@@ -136,7 +137,8 @@ class TypeEmission:
     of the card features. The gating logits are the player's own bet, opponent-belief and
     bias terms plus ``type_gates[stage, option, state, type]``; values and the cost weight
     are the player's. Only ``type_gates`` is learnt (the thesis's observer learns only the
-    parameters connected to the card types)."""
+    parameters connected to the card types). :meth:`joint_log_probabilities` also adds a
+    player type's offset, the action function's own ``G_type`` (section 6.3)."""
 
     def __init__(
         self, action_function: ActionFunction, seed: int = 0, init_scale: float = 0.5
@@ -153,7 +155,13 @@ class TypeEmission:
             dtype=torch.float64,
         )
 
-    def log_probabilities(
+    def player_gates(self) -> torch.Tensor | None:
+        """The action function's player-type offsets ``G_type`` (stages, 2, states, player
+        types) as float64, or None for a model without player types."""
+        gates = self.action_function.type_gates
+        return None if gates is None else gates.detach().double()
+
+    def joint_log_probabilities(
         self,
         stages: Int64s,
         bets: Floats,
@@ -161,13 +169,18 @@ class TypeEmission:
         opponents: Floats,
         legal: Bools,
         type_gates: torch.Tensor | None = None,
+        player_gates: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """(T, types, 3) log-probabilities of fold, call, raise per type (-inf where
-        illegal); ``type_gates`` overrides the stored table (a tensor that needs grad)."""
+        """(T, types, P, 3) log-probabilities of fold, call, raise per card type and player
+        type (-inf where illegal): the card type's gating column plus, with
+        ``player_gates`` (stages, 2, states, P, as :meth:`player_gates`), the player type's
+        offset; without, P is 1 and no offset is added. ``type_gates`` overrides the
+        stored card-type table (a tensor that needs grad)."""
         gates = self.type_gates if type_gates is None else type_gates
         model = self.action_function
         rows = stages.shape[0]
-        out = torch.zeros(rows, self.types, ACTIONS, dtype=torch.float64)
+        players = 1 if player_gates is None else player_gates.shape[3]
+        out = torch.zeros(rows, self.types, players, ACTIONS, dtype=torch.float64)
         for stage in range(STAGES):
             at = np.flatnonzero(stages == stage)
             if at.size == 0:
@@ -182,35 +195,66 @@ class TypeEmission:
                 + torch.einsum("di,oki->dok", o, beliefs)
                 + weights[:, :, -1]
             )
-            logits = base[:, None] + gates[stage].permute(2, 0, 1)[None]  # (D, T, 2, K)
-            states = torch.softmax(logits, dim=3)
+            logits = base[:, None] + gates[stage].permute(2, 0, 1)[None]  # (D, C, 2, K)
+            logits = logits[:, :, None]  # (D, C, 1, 2, K)
+            if player_gates is not None:
+                logits = logits + player_gates[stage].permute(2, 0, 1)[None, None]
+            states = torch.softmax(logits, dim=4)
             ones = torch.ones(at.size, OPTIONS, 1, dtype=torch.float64)
             values = torch.einsum(
                 "doi,oki->dok", torch.cat([b, ones], 2), model.values[stage].detach().double()
             )
             cost = float(model.cost_weight[stage].detach()) * torch.from_numpy(costs[at])
-            option = (states * values[:, None]).sum(3) - cost.double()[:, None, :]
-            utilities = torch.cat(
-                [torch.zeros(at.size, self.types, 1, dtype=torch.float64), option], 2
-            )
-            mask = torch.from_numpy(legal[at])[:, None, :].expand_as(utilities)
+            option = (states * values[:, None, None]).sum(4) - cost.double()[:, None, None, :]
+            fold = torch.zeros(at.size, self.types, players, 1, dtype=torch.float64)
+            utilities = torch.cat([fold, option], 3)
+            mask = torch.from_numpy(legal[at])[:, None, None, :].expand_as(utilities)
             out[torch.from_numpy(at)] = torch.log_softmax(
-                utilities.masked_fill(~mask, float("-inf")), dim=2
+                utilities.masked_fill(~mask, float("-inf")), dim=3
             )
         return out
+
+    def log_probabilities(
+        self,
+        stages: Int64s,
+        bets: Floats,
+        costs: Floats,
+        opponents: Floats,
+        legal: Bools,
+        type_gates: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """(T, types, 3) log-probabilities of fold, call, raise per type (-inf where
+        illegal), no player type; ``type_gates`` overrides the stored table (a tensor that
+        needs grad)."""
+        return self.joint_log_probabilities(
+            stages, bets, costs, opponents, legal, type_gates
+        ).squeeze(2)
+
+    def taken_joint_log_likelihoods(
+        self,
+        decisions: DecisionArrays,
+        type_gates: torch.Tensor | None = None,
+        player_gates: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """(T, types, P) ``log P(action taken | card type, player type)`` at each decision
+        (P is 1 without ``player_gates``)."""
+        stages, bets, costs, opponents, legal, actions = decisions
+        log_p = self.joint_log_probabilities(
+            stages, bets, costs, opponents, legal, type_gates, player_gates
+        )
+        taken = torch.from_numpy(actions)[:, None, None, None].expand(*log_p.shape[:3], 1)
+        return log_p.gather(3, taken).squeeze(3)
 
     def taken_log_likelihoods(
         self, decisions: DecisionArrays, type_gates: torch.Tensor | None = None
     ) -> torch.Tensor:
         """(T, types) ``log P(action taken | type)`` at each decision."""
-        stages, bets, costs, opponents, legal, actions = decisions
-        log_p = self.log_probabilities(stages, bets, costs, opponents, legal, type_gates)
-        taken = torch.from_numpy(actions)[:, None, None].expand(-1, self.types, 1)
-        return log_p.gather(2, taken).squeeze(2)
+        return self.taken_joint_log_likelihoods(decisions, type_gates).squeeze(2)
 
 
 def belief_update(belief: Floats, action_likelihood: Floats) -> Floats:
-    """Bayes: the belief after an action, ``belief * P(action | type)`` normalized."""
+    """Bayes: the belief after an action, ``belief * P(action | type)`` normalized (any
+    shape: a card-type belief, or a joint card-type x player-type one)."""
     joint = belief * action_likelihood
     total = joint.sum()
     if not total > 0:
@@ -296,11 +340,15 @@ class Observer:
     """The observer model's parameters: the initial type distribution (softmax of
     ``initial_logits``), transitions ``transition_logits[stage - 1, board class, from, to]``
     (row softmax), the showdown matrix ``showdown_logits[type, bucket]`` (row softmax) and
-    the :class:`TypeEmission`. ``action_function.card_types`` sets the number of types."""
+    the :class:`TypeEmission`. ``action_function.card_types`` sets the number of types.
+    ``type_prior`` is the player-type prior of an action function with player types (set
+    by whoever knows it, the fit's checkpoint): with it the public beliefs are joint over
+    card and player types (``limitnet.type_beliefs``); without, over card types only."""
 
     def __init__(self, action_function: ActionFunction, seed: int = 0, init_scale: float = 0.5):
         rng = np.random.default_rng(seed)
         self.emission = TypeEmission(action_function, seed, init_scale)
+        self.type_prior: Floats | None = None
         types = self.emission.types
         self.types = types
         self.initial_logits = init_scale * rng.standard_normal(types)
@@ -434,13 +482,17 @@ class Observer:
         return grads.log_likelihood
 
     def state(self) -> dict[str, torch.Tensor]:
-        """The learnt parameters as tensors (what a checkpoint keeps)."""
-        return {
+        """The learnt parameters as tensors (what a checkpoint keeps), and the player-type
+        prior when one is set."""
+        state = {
             "initial_logits": torch.from_numpy(self.initial_logits.copy()),
             "transition_logits": torch.from_numpy(self.transition_logits.copy()),
             "showdown_logits": torch.from_numpy(self.showdown_logits.copy()),
             "type_gates": self.emission.type_gates.detach().clone(),
         }
+        if self.type_prior is not None:
+            state["type_prior"] = torch.from_numpy(self.type_prior.copy())
+        return state
 
     @staticmethod
     def from_state(action_function: ActionFunction, state: dict[str, torch.Tensor]) -> Observer:
@@ -462,7 +514,22 @@ class Observer:
         observer.transition_logits = arrays["transition_logits"].numpy()
         observer.showdown_logits = arrays["showdown_logits"].numpy()
         observer.emission.type_gates = arrays["type_gates"]
+        if "type_prior" in state:
+            observer.set_type_prior(state["type_prior"].double().numpy())
         return observer
+
+    def set_type_prior(self, prior: Floats) -> None:
+        """Set the player-type prior (normalized); its length must be the action
+        function's number of player types."""
+        values = np.asarray(prior, dtype=np.float64)
+        players = self.emission.action_function.player_types
+        if values.shape != (players,) or players == 0:
+            raise ObserverError(
+                f"a prior over {values.size} player types for an action function with {players}"
+            )
+        if (values < 0).any() or not values.sum() > 0:
+            raise ObserverError("a player-type prior needs non-negative weights, some positive")
+        self.type_prior = values / values.sum()
 
     def log_likelihood(self, lines: list[PlayerLine]) -> float:
         """Summed log-likelihood of ``lines`` (actions and showdowns given the boards)."""

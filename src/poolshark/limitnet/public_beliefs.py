@@ -14,7 +14,11 @@ seat (``tests/test_limitnet_public_beliefs.py`` checks this against joint enumer
 * :func:`record_beliefs` gives every decision of recorded play the beliefs it saw, so a
   fitted opponent model can read them (``limitnet.fit``).
 * :class:`BeliefTracker` is what a playing agent holds, fed by the play loop's
-  ``moves_seen``.
+  ``moves_seen`` (and ``hands_ended``, for the showdowns).
+
+With player types (the observer's ``type_prior`` set) each seat's belief is joint over its
+card type and its player type, the player type carried from hand to hand and recomputed
+at a showdown (``limitnet.type_beliefs``); the players read the card-type marginals.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from poolshark.agents.protocol import Decisions, SeenMoves
+from poolshark.agents.protocol import Decisions, EndedHands, SeenMoves
 from poolshark.engine.batched import BatchedTables
 from poolshark.limitnet.action_function import STAGES
 from poolshark.limitnet.bet_features import batch_bet_features, legal_actions, taken_actions
@@ -37,6 +41,16 @@ from poolshark.limitnet.observer import (
     softmax_rows,
 )
 from poolshark.limitnet.records import SHOWN_AT, LimitRecords
+from poolshark.limitnet.type_beliefs import (
+    advance_joint,
+    card_marginal,
+    showdown_type_update,
+    shown_type_log_likelihoods,
+    start_joint,
+    tracks_player_types,
+    type_marginal,
+    type_prior_of,
+)
 
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
@@ -54,29 +68,67 @@ def stage_board_classes(boards: Int64s, stages: Int64s) -> Int64s:
     return classes
 
 
+HandRow = tuple[int, Floats, Floats, Floats, Bools, int]
+"""One decision a seat took this hand: stage, bets, costs, summed beliefs seen, legal, action."""
+
+
 class PublicBeliefs:
     """Every seat's type belief at ``tables`` tables of ``seats`` seats under ``observer``
-    (whose parameters are read once, at construction). Each call takes distinct tables."""
+    (whose parameters are read once, at construction). Each call takes distinct tables.
 
-    def __init__(self, observer: Observer, tables: int, seats: int) -> None:
+    The beliefs are kept joint, ``joint`` (tables, seats, card types, player types): with
+    the observer's player-type prior set (``limitnet.type_beliefs``) a seat's player-type
+    belief carries from hand to hand of a table (a match) and a showdown recomputes it;
+    without, there is one certain player type and the beliefs are over card types only.
+    ``beliefs`` is the card-type marginal, what the players read. ``showdowns`` keeps each
+    hand's decisions for :meth:`showdown` (a tracker in play; replayed records do not)."""
+
+    def __init__(
+        self, observer: Observer, tables: int, seats: int, showdowns: bool = False
+    ) -> None:
         self.observer = observer
-        types = observer.types
         self.initial = observer.initial()
         self.transitions = softmax_rows(observer.transition_logits)  # (3, classes, T, T)
-        self.beliefs = np.zeros((tables, seats, types))
+        self.prior = type_prior_of(observer)
+        self.typed = tracks_player_types(observer)
+        self.player_gates = observer.emission.player_gates() if self.typed else None
+        self.joint = np.zeros((tables, seats, observer.types, self.prior.size))
+        self.joint[:] = start_joint(self.initial, self.prior)
+        self.entered = np.zeros((tables, seats, self.prior.size))
+        self.entered[:] = self.prior
         self.active = np.zeros((tables, seats), dtype=bool)
         self.stage = np.zeros(tables, dtype=np.int64)
+        self.showdowns = showdowns and self.typed
+        self.hand_rows: dict[tuple[int, int], list[HandRow]] = {}
 
     @property
     def tables(self) -> int:
         """How many tables (or deals) are kept."""
         return int(self.stage.size)
 
+    @property
+    def beliefs(self) -> Floats:
+        """(tables, seats, card types) every seat's card-type belief (a copy)."""
+        return card_marginal(self.joint)
+
+    @property
+    def player_types(self) -> Floats:
+        """(tables, seats, player types) every seat's player-type belief."""
+        return type_marginal(self.joint)
+
     def start(self, tables: Int64s) -> None:
-        """A new hand at ``tables``: every seat active with the pre-flop type distribution."""
-        self.beliefs[tables] = self.initial
+        """A new hand at ``tables``: every seat active, its card types at the pre-flop
+        distribution and its player-type belief carried from the hand before (the prior at
+        a table's first hand)."""
+        carried = type_marginal(self.joint[tables])
+        self.entered[tables] = carried
+        self.joint[tables] = start_joint(self.initial, carried)
         self.active[tables] = True
         self.stage[tables] = 0
+        if self.showdowns:
+            for table in tables.tolist():
+                for seat in range(self.active.shape[1]):
+                    self.hand_rows.pop((table, seat), None)
 
     def advance(self, tables: Int64s, stages: Int64s, classes: Int64s) -> None:
         """Carry the beliefs at ``tables`` to ``stages`` through each stage's transition on
@@ -87,14 +139,14 @@ class PublicBeliefs:
                 continue
             at = tables[rows]
             matrices = self.transitions[stage - 1, classes[rows, stage]]  # (k, T, T)
-            self.beliefs[at] = np.einsum("kst,ktu->ksu", self.beliefs[at], matrices)
+            self.joint[at] = advance_joint(self.joint[at], matrices)
         self.stage[tables] = np.maximum(self.stage[tables], stages)
 
     def summed(self, tables: Int64s, seats: Int64s) -> Floats:
         """(k, T) the sum of the active opponents' beliefs for the player at ``seats``."""
         others = self.active[tables].copy()
         others[np.arange(tables.size), seats] = False
-        summed: Floats = (self.beliefs[tables] * others[:, :, None]).sum(axis=1)
+        summed: Floats = (card_marginal(self.joint[tables]) * others[:, :, None]).sum(axis=1)
         return summed
 
     def observe(
@@ -109,18 +161,55 @@ class PublicBeliefs:
         actions: Int64s,
     ) -> None:
         """Bayes-update the actors' beliefs on their actions (their inputs as the emission
-        reads them, ``summed`` the opponents' beliefs they saw); a fold leaves the hand."""
+        reads them, ``summed`` the opponents' beliefs they saw); a fold leaves the hand.
+        With player types and ``showdowns`` each actor's decisions are kept for a showdown."""
         with torch.no_grad():
-            log_lik = self.observer.emission.taken_log_likelihoods(
-                (stages, bets, costs, summed, legal, actions)
+            log_lik = self.observer.emission.taken_joint_log_likelihoods(
+                (stages, bets, costs, summed, legal, actions), player_gates=self.player_gates
             )
-        joint = self.beliefs[tables, seats] * log_lik.exp().numpy()
-        total = joint.sum(axis=1)
+        joint = self.joint[tables, seats] * log_lik.exp().numpy()
+        total = joint.sum(axis=(1, 2))
         if not np.all(total > 0):
             raise ObserverError("an action has probability 0 under every type with belief")
-        self.beliefs[tables, seats] = joint / total[:, None]
+        self.joint[tables, seats] = joint / total[:, None, None]
         folded = actions == 0
         self.active[tables[folded], seats[folded]] = False
+        if self.showdowns:
+            for row, (table, seat) in enumerate(zip(tables.tolist(), seats.tolist(), strict=True)):
+                self.hand_rows.setdefault((table, seat), []).append(
+                    (
+                        int(stages[row]),
+                        bets[row],
+                        costs[row],
+                        summed[row],
+                        legal[row],
+                        int(actions[row]),
+                    )
+                )
+
+    def showdown(
+        self, table: int, seat: int, hole: tuple[int, ...], board: tuple[int, ...]
+    ) -> None:
+        """``seat`` showed ``hole`` at the end of the hand at ``table`` (``board`` the board
+        dealt): its player-type belief becomes the one it entered the hand with times the
+        likelihood of its actions this hand with these cards, normalized. Nothing without
+        player types (or without ``showdowns``)."""
+        rows = self.hand_rows.get((table, seat), [])
+        if not self.showdowns or not rows:
+            return
+        decisions = (
+            np.array([row[0] for row in rows], dtype=np.int64),
+            np.stack([row[1] for row in rows]),
+            np.stack([row[2] for row in rows]),
+            np.stack([row[3] for row in rows]),
+            np.stack([row[4] for row in rows]),
+            np.array([row[5] for row in rows], dtype=np.int64),
+        )
+        model = self.observer.emission.action_function
+        log_lik = shown_type_log_likelihoods(model, decisions, hole, board)
+        posterior = showdown_type_update(self.entered[table, seat], log_lik)
+        cards = card_marginal(self.joint[table, seat])
+        self.joint[table, seat] = cards[:, None] * posterior[None, :]
 
 
 @dataclass(frozen=True)
@@ -214,10 +303,14 @@ def record_beliefs(records: LimitRecords, observer: Observer) -> Floats:
 class BeliefTracker:
     """A playing agent's public beliefs at the tables of the batch it plays: started at
     each new hand id (and afresh for a new batch, whose hand ids start again), carried to
-    each decision's stage, updated on every move the play loop shows (:meth:`seen`)."""
+    each decision's stage, updated on every move the play loop shows (:meth:`seen`). With
+    player types, a seat's player-type belief lasts the batch (each table one match, its
+    seats keeping their players) and shown hands update it (:meth:`ended`; not with
+    ``showdowns`` off, a switch for measuring what they add)."""
 
-    def __init__(self, observer: Observer) -> None:
+    def __init__(self, observer: Observer, showdowns: bool = True) -> None:
         self.observer = observer
+        self.showdowns = showdowns
         self.state: PublicBeliefs | None = None
         self.batch: BatchedTables | None = None
         self.hands = np.zeros(0, dtype=np.int64)
@@ -226,7 +319,9 @@ class BeliefTracker:
         """The beliefs with new hands started and carried to the decisions' stages."""
         batch, tables = decisions.batch, decisions.tables
         if self.state is None or self.batch is not batch:  # hand ids restart with a batch
-            self.state = PublicBeliefs(self.observer, batch.size, batch.config.seats)
+            self.state = PublicBeliefs(
+                self.observer, batch.size, batch.config.seats, self.showdowns
+            )
             self.hands = np.full(batch.size, -1, dtype=np.int64)
             self.batch = batch
         state = self.state
@@ -247,7 +342,7 @@ class BeliefTracker:
 
     def seat_beliefs(self, decisions: Decisions) -> Floats:
         """(D, S, T) every seat's belief at the deciding players' tables."""
-        beliefs: Floats = self._synced(decisions).beliefs[decisions.tables].copy()
+        beliefs: Floats = card_marginal(self._synced(decisions).joint[decisions.tables])
         return beliefs
 
     def seen(self, seen: SeenMoves) -> None:
@@ -267,6 +362,21 @@ class BeliefTracker:
             legal,
             taken_actions(legal, seen.move),
         )
+
+    def ended(self, ended: EndedHands) -> None:
+        """Recompute the player-type beliefs of the seats whose cards a hand showed (from
+        the play loop's ``hands_ended``); nothing without player types, or for hands this
+        tracker did not follow."""
+        state = self.state
+        if state is None or not state.showdowns or self.batch is not ended.batch:
+            return
+        for row in range(ended.size):
+            table = int(ended.tables[row])
+            if self.hands[table] != ended.hand_ids[row]:
+                continue
+            board = ended.board(row)
+            for seat, hole in ended.shown(row).items():
+                state.showdown(table, seat, hole, board)
 
 
 def with_record_beliefs(records: LimitRecords, observer: Observer | None) -> LimitRecords:
