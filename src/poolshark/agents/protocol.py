@@ -127,10 +127,7 @@ class Decisions:
     @cached_property
     def board(self) -> Int64s:
         """(D, 5) the board dealt so far, -1 for cards not yet shown."""
-        board = self.batch.boards[self.tables].astype(np.int64)
-        shown = self.batch.table[self.tables, SHOWN]
-        board[np.arange(5)[None, :] >= shown[:, None]] = -1
-        return board
+        return self.batch.shown_boards(self.tables)
 
     @cached_property
     def pot(self) -> Int64s:

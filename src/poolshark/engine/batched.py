@@ -42,6 +42,7 @@ from poolshark.engine.kernel import (
     RAISE,
     SEAT_FIELDS,
     SETTLING,
+    SHOWN,
     STACK,
     START,
     STREET,
@@ -354,6 +355,13 @@ class BatchedTables:
     def boards(self) -> UInt8s:
         """(tables, 5) the whole board of each hand (``table[:, SHOWN]`` cards are public)."""
         return self.cards[:, 2 * self.config.seats :]
+
+    def shown_boards(self, tables: Int64s) -> Int64s:
+        """(len(tables), 5) the board public at ``tables`` so far, -1 for cards not shown."""
+        board = self.boards[tables].astype(np.int64)
+        shown = self.table[tables, SHOWN]
+        board[np.arange(5)[None, :] >= shown[:, None]] = -1
+        return board
 
     # -- driving ----------------------------------------------------------------------------
 

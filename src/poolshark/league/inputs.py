@@ -235,9 +235,8 @@ def encode_hand_ends(batch: BatchedTables, tables: Int64s, viewers: Int64s) -> I
     holds the hand's actions to the last, the opponents' rows their final chips and folds,
     and the strengths are read on the final board."""
     count = int(tables.size)
-    board = batch.boards[tables].astype(np.int64)
+    board = batch.shown_boards(tables)
     shown = batch.table[tables, SHOWN]
-    board[np.arange(5)[None, :] >= shown[:, None]] = -1
     street = np.searchsorted(np.array([3, 4, 5]), shown, side="right").astype(np.int64)
     state = SeatState(
         batch.hole_cards[tables, viewers].astype(np.int64),
