@@ -767,3 +767,22 @@ def test_a_checkpoint_from_before_the_opponent_head_resumes(tmp_path: Path) -> N
     resumed = train_league(tiny(**{"learning.epochs": 3}), tmp_path / "run", resume_latest=True)
     assert len(resumed.history) == 3
     assert resumed.history[0]["opponent_loss"] == 0.0
+
+
+def test_every_network_takes_its_end_of_hand_step_on_hands_the_learner_abandoned() -> None:
+    """Three-handed cash: the one opponent snapshot holds both other seats of every hand, so
+    it takes two end-of-hand steps (rows with no legal action) per hand, hands the learner
+    folded and left to the others included (heads-up a fold ends the hand anyway)."""
+    config = tiny(**{"game.seats": 3, "net.hand_end_step": True})
+    torch.manual_seed(0)
+    net = net_from_config(config.net, 3)
+    opponent = net_from_config(config.net, 3)
+    end_rows = []
+
+    def count(_module: Any, args: tuple[Any, ...], _output: Any) -> None:
+        end_rows.append(int((~args[0].mask.any(dim=1)).sum()))
+
+    opponent.register_forward_hook(count)
+    experience = collect(epoch_plan(config, 0), net, [opponent], (0, 0, 0))
+    assert (experience.actions == FOLD).any()  # some hands were abandoned
+    assert sum(end_rows) == 2 * experience.hands

@@ -9,8 +9,8 @@ cross-hand memory sees one session against one set of opponents.
 
 * **cash** games deal every hand from fresh stacks drawn per seat in
   ``[stack_lo_bb, stack_hi_bb]``; a hand the learner folded is abandoned at once (its
-  result is fixed at minus what it put in; nobody learns from the rest; a learner with
-  ``hand_end_step`` takes that step on the hand as it left it).
+  result is fixed at minus what it put in; nobody learns from the rest; every network
+  with ``hand_end_step`` at the table takes that step on the hand as it was left).
 * **tournament** games draw the stacks once and carry them from hand to hand; a busted
   player's seat stays empty, and the game ends when one player holds every chip, the
   learner busts, or the hands run out (:meth:`~poolshark.play.loop.PlayLoop.retire`).
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from poolshark.agents.protocol import Agent, Decisions, EndedHands
+from poolshark.agents.protocol import Agent, Decisions
 from poolshark.engine.batched import BatchedTables
 from poolshark.engine.config import GameConfig
 from poolshark.engine.kernel import (
@@ -429,10 +429,8 @@ class _Collection:
             result = -batch.seat[gone, TOTAL, seat] / self.big_blind
             no = np.zeros(gone.size, dtype=np.bool_)
             self.book(gone, result, self._shaped(gone, seat, result, no, no))
-            loop = self.loop
-            ended = EndedHands(batch, gone, loop.hand_ids[gone], loop.owner[gone], LEARNER)
-            self.learner.hands_ended(ended)  # its end-of-hand step, on the hand as it left it
-            loop.close(gone)
+            self.loop.show_ended(gone)  # end-of-hand steps, on the hand as the learner left it
+            self.loop.close(gone)
 
     # -- rewards ------------------------------------------------------------------------------
 
