@@ -786,3 +786,19 @@ def test_every_network_takes_its_end_of_hand_step_on_hands_the_learner_abandoned
     experience = collect(epoch_plan(config, 0), net, [opponent], (0, 0, 0))
     assert (experience.actions == FOLD).any()  # some hands were abandoned
     assert sum(end_rows) == 2 * experience.hands
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "league-heads-up-bots.toml",
+        "league-six-max-bots.toml",
+        "league-memory-opponent.toml",
+        "league-memory.toml",
+        "league-heads-up-mlp.toml",
+        "league-heads-up.toml",
+    ],
+)
+def test_every_shipped_league_config_loads(name: str) -> None:
+    config = LeagueConfig.load(Path(__file__).parent.parent / "configs" / name)
+    assert config.learning.epochs > 0
