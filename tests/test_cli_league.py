@@ -79,11 +79,13 @@ def test_train_eval_and_table_from_the_command_line(tmp_path: Path) -> None:
 
 
 def test_the_memory_experiment_from_the_command_line(tmp_path: Path) -> None:
-    """Two tiny arms against a switching opponent, then the memory learner trained vs
-    wiped on two seeds: every figure in the JSON, the runs on disk."""
+    """Two tiny arms with an opponent head against a switching opponent, then the memory
+    learner trained vs wiped on two seeds and what its head predicts: every figure in the
+    JSON, the runs on disk."""
     config = tmp_path / "tiny.toml"
-    steps = "game_state_dim = 4\nhand_end_step = true"
-    config.write_text(TINY_TOML.replace("game_state_dim = 4", steps))
+    steps = "game_state_dim = 4\nhand_end_step = true\nopponent_head = true"
+    head = TINY_TOML.replace("game_state_dim = 4", steps)
+    config.write_text(head.replace("epochs = 2", "epochs = 2\nopponent_coef = 0.5"))
     out = tmp_path / "memory"
     result = invoke(
         "league", "memory", "--config", str(config), "--out", str(out), "--hands", "200",
@@ -98,6 +100,11 @@ def test_the_memory_experiment_from_the_command_line(tmp_path: Path) -> None:
     assert isinstance(in_use, dict)
     assert in_use["seeds"] == 2
     assert in_use["low"] <= in_use["bb_per_100"] <= in_use["high"]
+    known = result["prediction"]  # the opponent head as trained and wiped, same decisions
+    assert isinstance(known, dict)
+    assert known["answered"] > known["bets"] > 0
+    assert known["trained"] > 0
+    assert known["wiped"] > 0
     assert (out / "memory" / "last.pt").is_file()
     assert (out / "no-memory" / "last.pt").is_file()
 

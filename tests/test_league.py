@@ -802,3 +802,21 @@ def test_every_network_takes_its_end_of_hand_step_on_hands_the_learner_abandoned
 def test_every_shipped_league_config_loads(name: str) -> None:
     config = LeagueConfig.load(Path(__file__).parent.parent / "configs" / name)
     assert config.learning.epochs > 0
+
+
+def test_a_replay_with_the_memory_wiped_is_the_network_without_memory() -> None:
+    config = tiny(**{"game.seats": 2, "net.hand_end_step": True})
+    net, experience = experience_of(config)
+    plain = net_from_config(config.net.model_copy(update={"cross_hand_memory": False}), 2)
+    plain.load_state_dict(net.state_dict())
+    net.eval()
+    plain.eval()
+    cpu = torch.device("cpu")
+    with torch.no_grad():
+        wiped, without, kept = (
+            unroll(net, experience, cpu, wipe_memory=True),
+            unroll(plain, experience, cpu),
+            unroll(net, experience, cpu),
+        )
+    assert torch.equal(wiped.action_logits, without.action_logits)
+    assert not torch.equal(wiped.action_logits, kept.action_logits)

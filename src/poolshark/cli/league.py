@@ -331,3 +331,11 @@ def memory(
             f"memory in use (trained minus wiped, same network): {used.estimate:+.1f} "
             f"[{used.low:+.1f}, {used.high:+.1f}] bb/100, {used.method}"
         )
+    if result.prediction is not None:
+        known = result.prediction
+        console.print(
+            f"what the memory knows: the opponent head's cross-entropy on "
+            f"{known.answered:,} answers, trained {known.trained:.3f} against wiped "
+            f"{known.wiped:.3f} nats; on the {known.bets:,} answers to bets "
+            f"{known.trained_bets:.3f} against {known.wiped_bets:.3f}"
+        )

@@ -15,16 +15,19 @@
   their training luck, so it measures the memory *in use* too: the memory learner as
   trained against the same network with its game state wiped every hand, on the same deals
   of several evaluation seeds, with a t-interval over the seeds' paired differences.
+  With an opponent head it also scores what the memory knows (:func:`answer_prediction`):
+  the head's cross-entropy on the opponent's answers with the memory as trained and wiped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from poolshark.agents.loading import load_agent
 from poolshark.agents.protocol import Agent
@@ -39,10 +42,13 @@ from poolshark.evaluate.ratings import PairResult, Rating, bradley_terry, pair_r
 from poolshark.experiments.intervals import Interval, critical_value, mean_interval
 from poolshark.exploit.agent import load_exploiter
 from poolshark.exploit.ppo import ExploitConfig, train_exploiter
-from poolshark.league.agent import load_league_agent, read_league_checkpoint
+from poolshark.league.agent import load_league_agent, net_from_payload, read_league_checkpoint
 from poolshark.league.checkpoints import snapshot_path
 from poolshark.league.config import LeagueConfig, LeagueError
-from poolshark.league.train import train_league
+from poolshark.league.inputs import BET
+from poolshark.league.reinforce import answer_losses, unroll
+from poolshark.league.rollout import collect
+from poolshark.league.train import epoch_plan, train_league
 
 BOTS = ("random", "station", "tag")
 """The baseline bots a league is measured against."""
@@ -269,6 +275,65 @@ def exploitability(
 
 
 @dataclass(frozen=True)
+class AnswerPrediction:
+    """What a network's memory knows of its opponent: its opponent head's mean cross-entropy
+    (nats) on the answers of one collection's decisions, with the game state as trained and
+    wiped at every hand, over every answered decision and over the answers to its bets."""
+
+    trained: float
+    wiped: float
+    trained_bets: float
+    wiped_bets: float
+    answered: int
+    bets: int
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "trained": self.trained,
+            "wiped": self.wiped,
+            "trained_bets": self.trained_bets,
+            "wiped_bets": self.wiped_bets,
+            "answered": self.answered,
+            "bets": self.bets,
+        }
+
+
+def answer_prediction(checkpoint: Path, opponent: str, seed: int) -> AnswerPrediction | None:
+    """Play one collection of the run's last epoch against ``opponent`` with the network of
+    ``checkpoint`` (a run's ``last.pt``) and score its opponent head on the same decisions
+    with its memory as trained and wiped (None for a network without the head)."""
+    payload = read_league_checkpoint(checkpoint)
+    config = LeagueConfig.model_validate(payload["config"])
+    if not config.net.opponent_head:
+        return None
+    net = net_from_payload(payload)
+    last = epoch_plan(config, config.learning.epochs - 1)
+    plan = replace(last, fixed_share=1.0, fixed_weights=(1.0,))  # the opponent alone
+    experience = collect(plan, net, [], (seed, 0, 0), fixed=[load_agent(opponent)])
+    actions = torch.from_numpy(experience.actions)
+    scores: dict[bool, tuple[float, float]] = {}
+    bets = np.zeros(0, dtype=np.bool_)
+    for wiped in (False, True):
+        with torch.no_grad():
+            replay = unroll(net, experience, torch.device("cpu"), wipe_memory=wiped)
+            rows, losses = answer_losses(replay, experience, actions, torch.device("cpu"))
+        bets = experience.actions[rows] == BET
+        values = losses.numpy()
+        scores[wiped] = (
+            float(values.mean()) if values.size else float("nan"),
+            float(values[bets].mean()) if bets.any() else float("nan"),
+        )
+    return AnswerPrediction(
+        scores[False][0],
+        scores[True][0],
+        scores[False][1],
+        scores[True][1],
+        bets.size,
+        int(bets.sum()),
+    )
+
+
+@dataclass(frozen=True)
 class MemoryResult:
     """Each learner's win rate against the switching opponent (bb/100, 95% half-width)."""
 
@@ -279,6 +344,8 @@ class MemoryResult:
     runs: dict[str, str] = field(default_factory=dict)
     in_use: Interval | None = None
     """The memory learner as trained minus wiped every hand, paired over evaluation seeds."""
+    prediction: AnswerPrediction | None = None
+    """With an opponent head: what the memory learner's memory knows of the opponent."""
 
     @property
     def gain(self) -> tuple[float, float]:
@@ -306,6 +373,7 @@ class MemoryResult:
                 "seeds": self.in_use.seeds,
                 "method": self.in_use.method,
             },
+            "prediction": None if self.prediction is None else self.prediction.as_dict(),
             "runs": self.runs,
         }
 
@@ -364,4 +432,9 @@ def memory_experiment(
             differences.append(trained[0] - wiped[0])
             stderrs.append(float(np.hypot(trained[1], wiped[1])) / critical_value(1))
         in_use = mean_interval(differences, stderrs)
-    return MemoryResult(opponent, base.learning.epochs, rates[True], rates[False], runs, in_use)
+    if progress is not None and base.net.opponent_head:
+        progress("what the memory knows: its opponent head as trained and wiped")
+    prediction = answer_prediction(out / "memory" / "last.pt", opponent, base.seed + 1)
+    return MemoryResult(
+        opponent, base.learning.epochs, rates[True], rates[False], runs, in_use, prediction
+    )

@@ -77,10 +77,13 @@ def game_steps(games: Int64s) -> tuple[Int64s, Int64s]:
     return steps, table
 
 
-def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Replay:
+def unroll(
+    net: PokerNet, experience: Experience, device: torch.device, *, wipe_memory: bool = False
+) -> Replay:
     """Replay every game's decisions in order with gradients through the recurrent states
     (the hand state cleared where a hand starts, the game state kept for the whole game,
-    and each end-of-hand step taken in its place between the decisions)."""
+    and each end-of-hand step taken in its place between the decisions). ``wipe_memory``
+    clears the game state at every hand, as a network without cross-hand memory plays."""
     ends = experience.hand_ends
     n = experience.size
     games = np.concatenate([experience.game, ends.game])
@@ -103,7 +106,7 @@ def unroll(net: PokerNet, experience: Experience, device: torch.device) -> Repla
         rows_np = table[step, cols_np]
         rows = torch.from_numpy(rows_np).to(device)
         keep = (~new_hand[rows]).to(hand.dtype).unsqueeze(1)
-        carried = game[cols] if net.cross_hand_memory else game[cols] * keep
+        carried = game[cols] * keep if wipe_memory or not net.cross_hand_memory else game[cols]
         output = net(inputs.index(rows), hand[cols] * keep, carried)
         hand = hand.index_copy(0, cols, output.hand_state)
         game = game.index_copy(0, cols, output.game_state)
@@ -256,10 +259,19 @@ def opponent_loss(
 ) -> torch.Tensor:
     """Mean cross-entropy of the predicted answer to each action taken against the answer
     given (zero without an opponent head or an answered decision)."""
+    _, losses = answer_losses(replay, experience, actions, device)
+    return losses.mean() if losses.numel() else torch.zeros((), device=device)
+
+
+def answer_losses(
+    replay: Replay, experience: Experience, actions: torch.Tensor, device: torch.device
+) -> tuple[Int64s, torch.Tensor]:
+    """(the answered decisions, the cross-entropy of each one's predicted answer to the
+    action taken); none without an opponent head."""
     answered_np = np.flatnonzero(experience.responses >= 0)
     if replay.response_logits is None or answered_np.size == 0:
-        return torch.zeros((), device=device)
+        return answered_np[:0], torch.zeros(0, device=device)
     answered = torch.from_numpy(answered_np).to(device)
     logits = replay.response_logits[answered, actions[answered]]
     targets = torch.from_numpy(experience.responses[answered_np]).to(device)
-    return torch.nn.functional.cross_entropy(logits, targets)
+    return answered_np, torch.nn.functional.cross_entropy(logits, targets, reduction="none")
