@@ -162,8 +162,10 @@ def test_a_missing_type_is_summed_out_under_the_prior() -> None:
 def test_revealed_types_fit_the_card_type_table_of_a_typed_pool() -> None:
     """Lines from a known typed observer (3 player types, each a block of 8 lines like a
     player-match): the table fitted with the types revealed scores held-out lines (types
-    revealed) higher than the one fitted ignoring them, and recovers the blocks' types
-    at least as often."""
+    revealed) higher than the one fitted ignoring them (and stopped, as before, on the
+    held-out likelihood without types), and recovers the blocks' types at least as often.
+    Measured: -0.320 against -0.450 nats per decision (the truth -0.236), 19 of 20 blocks
+    against 14."""
     model = spread_model(4, 3, player_types=3, spread=2.0)
     truth = Observer(model, seed=9, init_scale=1.5)
     truth.set_type_prior(np.ones(3) / 3)
@@ -177,7 +179,12 @@ def test_revealed_types_fit_the_card_type_table_of_a_typed_pool() -> None:
         start = Observer(model, seed=12, init_scale=0.1)
         start.set_type_prior(np.ones(3) / 3)
         observer, _ = fit_observer(
-            start, train, held, steps=25, train_types=types, held_types=held_types
+            start,
+            train,
+            held,
+            steps=25,
+            train_types=types,
+            held_types=None if types is None else held_types,
         )
         return observer
 
