@@ -12,7 +12,9 @@ stage and player, read by the players instead of the betting history.
   (:func:`showdown_bucket`), observed through a type x bucket matrix at the river.
 * **Fitting**: gradient ascent on the conditional log-likelihood of the actions (and
   showdowns) given the boards, its gradients from forward-backward posteriors, each type's
-  step divided by the type's expected occupancy (per-type learning-rate normalization).
+  step divided by the type's expected occupancy (per-type learning-rate normalization);
+  with player types, each line's type (the fit's draw) taken as revealed, its offset added
+  to the emission (section 6.3).
 
 The reconstructions are written down in ``docs/limit.md`` (section "The observer model").
 """

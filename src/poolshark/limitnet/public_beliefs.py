@@ -12,7 +12,8 @@ seat (``tests/test_limitnet_public_beliefs.py`` checks this against joint enumer
   batched emission per step of play.
 * :func:`deal_beliefs` is the readable reference for one deal.
 * :func:`record_beliefs` gives every decision of recorded play the beliefs it saw, so a
-  fitted opponent model can read them (``limitnet.fit``).
+  fitted opponent model can read them (``limitnet.fit``); :func:`replay_records` also
+  gives the player-type beliefs, carried over each recorded match as in play.
 * :class:`BeliefTracker` is what a playing agent holds, fed by the play loop's
   ``moves_seen`` (and ``hands_ended``, for the showdowns).
 
