@@ -12,14 +12,22 @@ card-type table is random (spread 1), not fitted, and the prior is uniform. Afte
 reported deal of a match, every seat's belief is scored by the weight it puts on the
 seat's true type and by whether that is its most likely type (mean over seats and
 matches); a third run updates every seat at every hand's end with its true cards, as if
-all were shown (the most the hands can say about the types). Also: seconds per
+all were shown (the most the hands can say about the types). Two more runs replace the
+random card-type table by one fitted (``fit_observer``) to the known model's lines from
+other matches of the same length (four times as many, a fifth of them held out to stop
+on; the beliefs the decisions read replayed under the random observer, as in play): once
+with each line's true player type revealed, once ignoring the types (stopped on the
+held-out likelihood without types, as ``limit observe`` did before). Also: seconds per
 table-hand of the matches with and without the showdowns, and of the same matches with
 card-type beliefs only (no prior set).
 
 The last line printed is one JSON object: for each ``P``, ``weight`` and ``accuracy``
-with showdowns, without (``_no_showdowns``) and with every hand's cards (``_all_cards``),
-one entry per reported deal; ``hand_seconds`` (joint with showdowns, joint without, card
-types only) and ``showdowns`` (seats shown per match); and ``deals`` (the reported deals),
+with showdowns, without (``_no_showdowns``), with every hand's cards (``_all_cards``) and
+with the fitted tables (``_fitted_types``, ``_fitted_no_types``), one entry per reported
+deal; ``fit_held_out`` (log-likelihood per decision of the held-out lines, their types
+revealed, under the random table, the one fitted with types and the one fitted without);
+``hand_seconds`` (joint with showdowns, joint without, card types only) and
+``showdowns`` (seats shown per match); and ``deals`` (the reported deals),
 ``matches``, ``quick``, ``seed``.
 """
 
@@ -35,7 +43,8 @@ from poolshark.agents.protocol import EndedHands
 from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.agent import LimitNetAgent
 from poolshark.limitnet.observer import Observer
-from poolshark.limitnet.public_beliefs import BeliefTracker
+from poolshark.limitnet.observer_lines import fit_observer, record_lines
+from poolshark.limitnet.public_beliefs import BeliefTracker, with_record_beliefs
 from poolshark.limitnet.records import record_matches
 
 SEATS = 6
@@ -97,16 +106,72 @@ class Scored(LimitNetAgent):
             self.accuracy[self.played[table]].extend(hits.astype(float).tolist())
 
 
+FIT_STEPS = 30
+"""Gradient steps of the observer fits (the best held-out step kept)."""
+FIT_RATE = 0.3
+"""Their step size (at ``limit observe``'s 1.0 the typed fit's first step overshoots on
+these few lines and the start is kept)."""
+
+
+def fitted_observers(
+    players: int, matches: int, deals: int, seed: int
+) -> tuple[Observer, Observer, list[float]]:
+    """The known model's observer fitted to its lines in ``4 * matches`` other matches,
+    with the true player types revealed and ignoring them; and the held-out
+    log-likelihood per decision (types revealed) under the random, typed and untyped
+    tables."""
+    model = known_model(players, seed)
+    prior = np.full(players, 1.0 / players)
+    random = Observer(model, seed=seed, init_scale=1.0)
+    random.set_type_prior(prior)
+    agent = LimitNetAgent(model, type_prior=prior, observer=random, match_types=True)
+    records = record_matches(
+        [agent], [1.0], matches=4 * matches, deals=deals, seats=SEATS, seed=seed + 100
+    )
+    assert agent.type_draws is not None
+    records = with_record_beliefs(records, random)
+    types = agent.type_draws.choices[records.match, records.seat].astype(np.int64)
+    held = records.match % 5 == 0
+    train_lines = record_lines(records, np.flatnonzero(~held), random.types)
+    held_lines = record_lines(records, np.flatnonzero(held), random.types)
+    decisions = sum(line.stages.size for line in held_lines)
+    fits = []
+    for revealed in (True, False):
+        start = Observer(model, seed=seed + 1, init_scale=0.1)
+        start.set_type_prior(prior)
+        observer, _ = fit_observer(
+            start,
+            train_lines,
+            held_lines,
+            steps=FIT_STEPS,
+            learning_rate=FIT_RATE,
+            train_types=types[~held] if revealed else None,
+            held_types=types[held] if revealed else None,
+        )
+        fits.append(observer)
+    scores = [obs.log_likelihood(held_lines, types[held]) / decisions for obs in (random, *fits)]
+    return fits[0], fits[1], scores
+
+
 def run(
-    players: int, matches: int, deals: int, reported: list[int], seed: int, mode: str
+    players: int,
+    matches: int,
+    deals: int,
+    reported: list[int],
+    seed: int,
+    mode: str,
+    fitted: Observer | None = None,
 ) -> tuple[Scored, float]:
     """One set of matches: ``mode`` "joint", "no showdowns", "all cards" (every seat's
-    cards used as at a showdown, at every hand's end) or "cards" (no prior)."""
+    cards used as at a showdown, at every hand's end) or "cards" (no prior); ``fitted``
+    replaces the random observer (with showdowns)."""
     model = known_model(players, seed)
     observer = Observer(model, seed=seed, init_scale=1.0)
     prior = np.full(players, 1.0 / players)
     if mode != "cards":
         observer.set_type_prior(prior)
+    if fitted is not None:
+        observer = fitted
     agent = Scored(model, type_prior=prior, observer=observer, match_types=True, reported=reported)
     agent.beliefs = BeliefTracker(observer, showdowns=mode != "no showdowns")
     agent.all_cards = mode == "all cards"
@@ -126,22 +191,35 @@ def main() -> None:
         plain, plain_s = run(players, matches, deals, reported, args.seed, "no showdowns")
         every, _ = run(players, matches, deals, reported, args.seed, "all cards")
         _, cards_s = run(players, matches, deals, reported, args.seed, "cards")
+        with_types, without_types, fit_scores = fitted_observers(players, matches, deals, args.seed)
+        typed, _ = run(players, matches, deals, reported, args.seed, "joint", with_types)
+        untyped, _ = run(players, matches, deals, reported, args.seed, "joint", without_types)
+        runs = (
+            ("", joint),
+            ("_no_showdowns", plain),
+            ("_all_cards", every),
+            ("_fitted_types", typed),
+            ("_fitted_no_types", untyped),
+        )
         curves = {
             f"{score}{suffix}": [float(np.mean(getattr(agent, score)[d])) for d in reported]
             for score in ("weight", "accuracy")
-            for suffix, agent in (("", joint), ("_no_showdowns", plain), ("_all_cards", every))
+            for suffix, agent in runs
         }
         figures[f"P{players}"] = {
             **curves,
             "hand_seconds": [joint_s, plain_s, cards_s],
             "showdowns": joint.shown / matches,
+            "fit_held_out": fit_scores,
         }
         if not args.json:
             print_table(
                 f"{players} player types, {matches} matches of {deals} deals at {SEATS} "
                 f"seats: belief on the true type (prior {1 / players:.3f}); seats shown "
                 f"per match {joint.shown / matches:.1f}; s per hand joint {joint_s:.4f}, "
-                f"no showdowns {plain_s:.4f}, card types only {cards_s:.4f}",
+                f"no showdowns {plain_s:.4f}, card types only {cards_s:.4f}; held-out "
+                f"log-likelihood per decision, random / fitted with types / without "
+                f"{' / '.join(f'{x:.3f}' for x in fit_scores)}",
                 ["after deal", *curves],
                 [[d, *(curves[k][i] for k in curves)] for i, d in enumerate(reported)],
             )

@@ -85,3 +85,27 @@ def test_observe_then_refit_reading_the_beliefs(tmp_path: Path) -> None:
     exploiter = load_player(tmp_path / "ex" / "mean" / "limitnet.pt")
     assert exploiter.model.extra_layer == 2
     assert exploiter.observer is not None
+
+
+def test_a_typed_fit_hands_its_drawn_types_to_observe(tmp_path: Path) -> None:
+    """`limit fit --player-types` keeps each training player-match's drawn type; `limit
+    observe` fits with them revealed (the same split), refuses a split whose training
+    lines it cannot type, and fits without them when told."""
+    records = str(tmp_path / "records.npz")
+    invoke("limit", "record", "--out", records, "--matches", "5", "--deals", "8")
+    fit = ["limit", "fit", records, "--out", str(tmp_path / "fit"), "--rounds", "1"]
+    invoke(*fit, "--player-types", "2")
+    model = tmp_path / "fit" / "limitnet.pt"
+    assert "match_types" in load_player(model).payload
+    observed = tmp_path / "observed.pt"
+    args = ["--model", str(model), "--out", str(observed), "--lines", "100", "--steps", "2"]
+    report = invoke("limit", "observe", records, *args)
+    assert report["revealed_types"] is True
+    saved = load_player(observed)
+    assert saved.observer is not None
+    assert saved.observer.type_prior is not None
+    other = runner.invoke(app, ["limit", "observe", records, *args, "--seed", "1", "--json"])
+    assert other.exit_code == 2
+    assert "no player type" in other.output
+    plain = invoke("limit", "observe", records, *args, "--seed", "1", "--no-revealed-types")
+    assert plain["revealed_types"] is False

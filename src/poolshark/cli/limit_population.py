@@ -172,11 +172,14 @@ def fit_command(
     the actions; per round, the held-out negative log-likelihood per decision with hands
     imputed and with the true hands (with player types: each match's type summed out)."""
 
+    import torch  # lazy: torch, CLI start
+
     from poolshark.limitnet.agent import load_player, save_model  # lazy: torch, CLI start
     from poolshark.limitnet.fit import (  # lazy: torch, CLI start
         FitConfig,
         RoundStats,
         fit,
+        match_type_table,
         replayed_belief_nll,
     )
     from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
@@ -237,6 +240,8 @@ def fit_command(
         extra: dict[str, Any] = {"fit": report}
         if result.type_prior is not None:
             extra["type_prior"] = result.type_prior.tolist()
+        if result.types is not None:  # `limit observe` fits the observer with them revealed
+            extra["match_types"] = torch.from_numpy(match_type_table(main, result.types))
         if observer is not None:  # the type tables, now over the refitted model
             extra["observer"] = observer.state()
         save_model(result.model, out / "limitnet.pt", extra=extra)
@@ -296,6 +301,14 @@ def observe_command(
     learning_rate: Annotated[float, typer.Option("--lr", help="Step size.")] = 1.0,
     holdout: Annotated[float, typer.Option(help="Share of matches held out.")] = 0.2,
     seed: Annotated[int, typer.Option(help="Seed of the split, the lines and the start.")] = 0,
+    revealed_types: Annotated[
+        bool,
+        typer.Option(
+            help="With a typed model from `limit fit --player-types`, score each training "
+            "line with the type its player-match drew in the fit, as if revealed (the same "
+            "--seed and --holdout as the fit); held-out lines sum the type out."
+        ),
+    ] = True,
     threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
 ) -> None:
@@ -311,6 +324,7 @@ def observe_command(
         observer_payload,
         save_model,
     )
+    from poolshark.limitnet.fit import line_types  # lazy: torch, CLI start
     from poolshark.limitnet.observer import Observer  # lazy: torch, CLI start
     from poolshark.limitnet.observer_lines import (  # lazy: torch, CLI start
         fit_observer_to_records,
@@ -326,6 +340,18 @@ def observe_command(
             start = Observer(saved.model, seed=seed, init_scale=0.1)
         main = with_record_beliefs(main, saved.observer)
         held = with_record_beliefs(held, saved.observer)
+        table = saved.payload.get("match_types") if revealed_types else None
+        types = held_types = None
+        if table is not None and saved.type_prior is not None:
+            if start.type_prior is None:
+                start.set_type_prior(saved.type_prior)
+            types = line_types(main, table.numpy())
+            held_types = line_types(held, table.numpy())
+            if (types < 0).any():
+                raise ValueError(
+                    f"{int((types < 0).sum())} training lines have no player type in {model}: "
+                    "observe with the fit's --seed and --holdout, or --no-revealed-types"
+                )
         with progress_bar(json_output, transient=True) as bar:
             task = bar.add_task("observer steps", total=steps + 1)
             observer, course = fit_observer_to_records(
@@ -337,6 +363,8 @@ def observe_command(
                 learning_rate=learning_rate,
                 seed=seed,
                 progress=lambda step, _train, _held: bar.update(task, completed=step + 1),
+                types=types,
+                held_types=held_types,
             )
         report = {
             "records": str(records_path),
@@ -345,6 +373,7 @@ def observe_command(
             "steps": steps,
             "learning_rate": learning_rate,
             "seed": seed,
+            "revealed_types": types is not None,
             "best_step": course.best_step,
             "train_log_likelihood": course.train,
             "held_out_log_likelihood": course.held_out,

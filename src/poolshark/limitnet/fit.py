@@ -424,6 +424,32 @@ def player_matches(records: LimitRecords) -> Int64s:
     return players
 
 
+def match_type_table(records: LimitRecords, types: Int64s) -> Int64s:
+    """(N, 3) the match, seat and player type ``types`` (N,) of each player-match of
+    ``records``: what a checkpoint keeps so that ``limit observe`` can fit the observer
+    with the fit's drawn types revealed."""
+    players = player_matches(records)
+    table = np.zeros((types.size, 3), dtype=np.int64)
+    table[players, 0] = records.match
+    table[players, 1] = records.seat
+    table[:, 2] = types
+    return table
+
+
+def line_types(records: LimitRecords, table: Int64s) -> Int64s:
+    """(L,) each line's player type by its match and seat in ``table`` (as
+    :func:`match_type_table`), -1 where the table does not hold its player-match."""
+    if table.shape[0] == 0:
+        return np.full(records.lines, -1, dtype=np.int64)
+    keys = table[:, 0] * 64 + table[:, 1]
+    sort = np.argsort(keys)
+    wanted = records.match * 64 + records.seat
+    at = np.minimum(np.searchsorted(keys[sort], wanted), keys.size - 1)
+    found = keys[sort][at] == wanted
+    types: Int64s = np.where(found, table[sort[at], 2], -1).astype(np.int64)
+    return types
+
+
 def type_log_likelihoods(model: ActionFunction, records: LimitRecords, cards: Floats) -> Floats:
     """(P, T) log-likelihood of each player-match's actions (with ``cards``) under each of the
     model's player types."""
@@ -561,7 +587,7 @@ class FitResult:
     ``holdout_match_mixture_nll`` with a whole match to tell the players apart). With player
     types, ``type_by_member`` (K, T) is the share of each population member's training
     player-matches that drew each type in the last round: whether the types found the
-    members."""
+    members; ``types`` (player-matches,) the types drawn in the last round."""
 
     model: ActionFunction
     history: list[RoundStats] = field(default_factory=list)
@@ -571,6 +597,7 @@ class FitResult:
     start_holdout_imputed_nll: float | None = None
     type_prior: Floats | None = None
     type_by_member: Floats | None = None
+    types: Int64s | None = None
 
 
 def fit(
@@ -613,7 +640,7 @@ def fit(
     if resume:
         if checkpoint is None:
             raise FitError("resuming needs the checkpoint to resume from")
-        types = _resume(checkpoint, config, fitted, optimizer, result)
+        types = result.types = _resume(checkpoint, config, fitted, optimizer, result)
     for round_ in range(len(result.history), config.rounds):
         start = time.perf_counter()
         rng = np.random.default_rng([config.seed, 7, round_])
@@ -646,6 +673,7 @@ def fit(
         result.history.append(row)
         if types is not None:
             result.type_by_member = types_by_member(records, types, kinds)
+            result.types = types
         if checkpoint is not None:
             _save(checkpoint, config, fitted, optimizer, result, types)
         if progress is not None:

@@ -12,7 +12,9 @@ stage and player, read by the players instead of the betting history.
   (:func:`showdown_bucket`), observed through a type x bucket matrix at the river.
 * **Fitting**: gradient ascent on the conditional log-likelihood of the actions (and
   showdowns) given the boards, its gradients from forward-backward posteriors, each type's
-  step divided by the type's expected occupancy (per-type learning-rate normalization).
+  step divided by the type's expected occupancy (per-type learning-rate normalization);
+  with player types, each line's type (the fit's draw) taken as revealed, its offset added
+  to the emission (section 6.3).
 
 The reconstructions are written down in ``docs/limit.md`` (section "The observer model").
 """
@@ -251,6 +253,40 @@ class TypeEmission:
         """(T, types) ``log P(action taken | type)`` at each decision."""
         return self.taken_joint_log_likelihoods(decisions, type_gates).squeeze(2)
 
+    def taken_typed_log_likelihoods(
+        self,
+        decisions: DecisionArrays,
+        player_types: Int64s,
+        type_gates: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """(T, types) ``log P(action taken | card type, player type)`` with each decision's
+        player type known (``player_types`` (T,), the action function's offset of that
+        type added): the emission of a fit that treats the imputed player types as
+        revealed. Each type's rows go through :meth:`taken_joint_log_likelihoods` once."""
+        gates = self.player_gates()
+        if gates is None:
+            raise ObserverError("player types for an action function without them")
+        if player_types.shape != decisions[0].shape:
+            raise ObserverError(f"{player_types.size} player types for {decisions[0].size} rows")
+        if player_types.size and not 0 <= player_types.min() <= player_types.max() < gates.shape[3]:
+            raise ObserverError(f"player types outside 0 .. {gates.shape[3] - 1}")
+        parts: list[torch.Tensor] = []
+        order: list[Int64s] = []
+        stages, bets, costs, opponents, legal, actions = decisions
+        for player in np.unique(player_types).tolist():
+            rows = np.flatnonzero(player_types == player)
+            subset = (stages[rows], bets[rows], costs[rows], opponents[rows], legal[rows])
+            log_lik = self.taken_joint_log_likelihoods(
+                (*subset, actions[rows]), type_gates, gates[..., player : player + 1]
+            )
+            parts.append(log_lik.squeeze(2))
+            order.append(rows)
+        if not parts:
+            return torch.zeros(0, self.types, dtype=torch.float64)
+        inverse = np.empty(player_types.size, dtype=np.int64)
+        inverse[np.concatenate(order)] = np.arange(player_types.size)
+        return torch.cat(parts)[torch.from_numpy(inverse)]
+
 
 def belief_update(belief: Floats, action_likelihood: Floats) -> Floats:
     """Bayes: the belief after an action, ``belief * P(action | type)`` normalized (any
@@ -382,18 +418,36 @@ class Observer:
         evidence = stage_evidence(line.stages, likelihoods, line.last_stage, shown)
         return self.initial(), transitions, evidence
 
-    def action_likelihoods(self, line: PlayerLine) -> Floats:
-        """(T, types) ``P(action taken | type)`` at each decision of ``line``."""
+    def action_likelihoods(self, line: PlayerLine, player_type: int | None = None) -> Floats:
+        """(T, types) ``P(action taken | type)`` at each decision of ``line`` (with
+        ``player_type``, that player type's offset added)."""
         with torch.no_grad():
             likelihoods: Floats = (
-                self.emission.taken_log_likelihoods(line.decisions()).exp().numpy()
+                self.taken_log_likelihoods(line.decisions(), None, player_type).exp().numpy()
             )
         return likelihoods
 
-    def posteriors(self, line: PlayerLine) -> Posteriors:
+    def taken_log_likelihoods(
+        self,
+        decisions: DecisionArrays,
+        table: torch.Tensor | None,
+        player_types: Int64s | int | None,
+    ) -> torch.Tensor:
+        """(T, types) the emission's log-likelihoods of the actions taken: without player
+        types as before, with them (one per row, or one for all) each row's type's offset
+        added (:meth:`TypeEmission.taken_typed_log_likelihoods`)."""
+        if player_types is None:
+            return self.emission.taken_log_likelihoods(decisions, table)
+        typed = np.broadcast_to(np.asarray(player_types, dtype=np.int64), decisions[0].shape)
+        return self.emission.taken_typed_log_likelihoods(
+            decisions, np.ascontiguousarray(typed), table
+        )
+
+    def posteriors(self, line: PlayerLine, player_type: int | None = None) -> Posteriors:
         """Forward-backward on ``line`` (the belief conditioned on everything, the showdown
-        included)."""
-        return forward_backward(*self.stage_inputs(line, self.action_likelihoods(line)))
+        included; with ``player_type``, the line played by that type)."""
+        likelihoods = self.action_likelihoods(line, player_type)
+        return forward_backward(*self.stage_inputs(line, likelihoods))
 
     def beliefs(self, line: PlayerLine) -> Floats:
         """(T + 1, types): the belief before each decision (what the opponents read) and
@@ -416,20 +470,25 @@ class Observer:
         out.append(belief)
         return np.array(out)
 
-    def gradients(self, lines: list[PlayerLine], normalize: bool = True) -> ObserverGradients:
+    def gradients(
+        self, lines: list[PlayerLine], normalize: bool = True, types: Int64s | None = None
+    ) -> ObserverGradients:
         """Gradients of the summed log-likelihood from forward-backward posteriors; with
         ``normalize`` each type's rows are divided by that type's expected occupancy (of
         the stage for transitions out of it and decisions in it, of the river at
-        showdowns) and the initial logits by the number of lines."""
-        types = self.types
-        initial = np.zeros(types)
+        showdowns) and the initial logits by the number of lines. ``types`` (L,) the
+        player type of each line, treated as revealed (the fit's imputed types): each
+        line's actions are then scored with its type's offset (section 6.3)."""
+        row_types = line_rows(lines, types)
+        card_types = self.types
+        initial = np.zeros(card_types)
         transitions = np.zeros_like(self.transition_logits)
-        transition_use = np.zeros((STAGES - 1, BOARD_CLASSES, types))
+        transition_use = np.zeros((STAGES - 1, BOARD_CLASSES, card_types))
         showdown = np.zeros_like(self.showdown_logits)
-        showdown_use = np.zeros(types)
+        showdown_use = np.zeros(card_types)
         table = self.emission.type_gates.clone().requires_grad_(True)
         joined = join_lines(lines)
-        log_lik = self.emission.taken_log_likelihoods(joined, table)
+        log_lik = self.taken_log_likelihoods(joined, table, row_types)
         likelihoods = log_lik.detach().exp().numpy()
         weights = np.zeros_like(likelihoods)
         total = 0.0
@@ -448,14 +507,14 @@ class Observer:
                 transition_use[stage - 1, board] += before
             if line.shown >= 0:
                 river = post.stages[line.last_stage]
-                target = np.zeros(types)
+                target = np.zeros(card_types)
                 target[line.shown] = 1.0
                 showdown += river[:, None] * (target[None, :] - self.showdown())
                 showdown_use += river
             weights[start : start + steps] = post.stages[line.stages]
             start += steps
         if normalize:
-            gate_use = np.zeros((STAGES, types))
+            gate_use = np.zeros((STAGES, card_types))
             np.add.at(gate_use, joined[0], weights)
             weights = weights / np.maximum(gate_use, 1e-12)[joined[0]]
             initial /= max(len(lines), 1)
@@ -465,11 +524,17 @@ class Observer:
         gates = np.zeros(table.shape) if table.grad is None else table.grad.numpy()
         return ObserverGradients(initial, transitions, showdown, gates, total, start)
 
-    def step(self, lines: list[PlayerLine], learning_rate: float, normalize: bool = True) -> float:
+    def step(
+        self,
+        lines: list[PlayerLine],
+        learning_rate: float,
+        normalize: bool = True,
+        types: Int64s | None = None,
+    ) -> float:
         """One gradient-ascent step on ``lines``, per-type normalized (or, without
-        ``normalize``, the plain gradient averaged over the lines); the log-likelihood
-        before it."""
-        grads = self.gradients(lines, normalize=normalize)
+        ``normalize``, the plain gradient averaged over the lines), ``types`` each line's
+        revealed player type (or none); the log-likelihood before it."""
+        grads = self.gradients(lines, normalize=normalize, types=types)
         if not normalize:
             for name in ("initial", "transitions", "showdown", "type_gates"):
                 setattr(grads, name, getattr(grads, name) / max(len(lines), 1))
@@ -531,9 +596,53 @@ class Observer:
             raise ObserverError("a player-type prior needs non-negative weights, some positive")
         self.type_prior = values / values.sum()
 
-    def log_likelihood(self, lines: list[PlayerLine]) -> float:
-        """Summed log-likelihood of ``lines`` (actions and showdowns given the boards)."""
-        return self.gradients(lines).log_likelihood
+    def log_likelihood(self, lines: list[PlayerLine], types: Int64s | None = None) -> float:
+        """Summed log-likelihood of ``lines`` (actions and showdowns given the boards); with
+        ``types`` each line played by its player type, or, where the type is -1 (not
+        known), with the type summed out under ``type_prior``."""
+        if types is None:
+            return self.gradients(lines).log_likelihood
+        known = np.flatnonzero(types >= 0)
+        total = 0.0
+        if known.size:
+            total += self.gradients([lines[k] for k in known], types=types[known]).log_likelihood
+        unknown = np.flatnonzero(types < 0)
+        if unknown.size:
+            if self.type_prior is None:
+                raise ObserverError("summing a player type out needs the observer's type prior")
+            per_type = self.type_log_likelihoods([lines[k] for k in unknown])
+            with np.errstate(divide="ignore"):
+                weighted = per_type + np.log(self.type_prior)[None, :]
+            top = weighted.max(axis=1, keepdims=True)
+            total += float((top[:, 0] + np.log(np.exp(weighted - top).sum(axis=1))).sum())
+        return total
+
+    def type_log_likelihoods(self, lines: list[PlayerLine]) -> Floats:
+        """(L, P) each line's log-likelihood if played by each of the action function's
+        player types (what a player-type posterior over a match multiplies)."""
+        players = self.emission.action_function.player_types
+        if players == 0:
+            raise ObserverError("player-type likelihoods need an action function with them")
+        out = np.zeros((len(lines), players))
+        joined = join_lines(lines)
+        starts = np.cumsum([0] + [line.stages.size for line in lines])
+        for player in range(players):
+            with torch.no_grad():
+                likelihoods = self.taken_log_likelihoods(joined, None, player).exp().numpy()
+            for k, line in enumerate(lines):
+                inputs = self.stage_inputs(line, likelihoods[starts[k] : starts[k + 1]])
+                out[k, player] = forward_backward(*inputs).log_likelihood
+        return out
+
+
+def line_rows(lines: list[PlayerLine], types: Int64s | None) -> Int64s | None:
+    """Each decision's player type from each line's (``types`` (L,)), or None."""
+    if types is None:
+        return None
+    if types.shape != (len(lines),):
+        raise ObserverError(f"{types.size} player types for {len(lines)} lines")
+    rows: Int64s = np.repeat(types.astype(np.int64), [line.stages.size for line in lines])
+    return rows
 
 
 def join_lines(lines: list[PlayerLine]) -> DecisionArrays:
@@ -548,14 +657,19 @@ def join_lines(lines: list[PlayerLine]) -> DecisionArrays:
 
 
 def sample_lines(
-    observer: Observer, count: int, seed: int, decisions_per_stage: int = 2
+    observer: Observer,
+    count: int,
+    seed: int,
+    decisions_per_stage: int = 2,
+    player_types: Int64s | None = None,
 ) -> list[PlayerLine]:
     """Lines drawn from ``observer`` itself (random bet features and legal sets, types
     along the chain, actions from the emission, a showdown bucket on every river line):
-    data from a known model, for checking the fit."""
+    data from a known model, for checking the fit. With ``player_types`` (count,) each
+    line is played by its player type (the action function's offset added)."""
     rng = np.random.default_rng(seed)
     types = observer.types
-    lines = []
+    lines: list[PlayerLine] = []
     for _ in range(count):
         last = int(rng.integers(0, STAGES))
         boards = np.concatenate([[-1], rng.integers(0, BOARD_CLASSES, STAGES - 1)]).astype(np.int64)
@@ -572,7 +686,18 @@ def sample_lines(
         legal[:, 0] = rng.random(steps) < 0.7
         legal[:, 2] = rng.random(steps) < 0.8
         with torch.no_grad():
-            log_p = observer.emission.log_probabilities(stages, bets, costs, opponents, legal)
+            if player_types is None:
+                log_p = observer.emission.log_probabilities(stages, bets, costs, opponents, legal)
+            else:
+                player = int(player_types[len(lines)])
+                log_p = observer.emission.joint_log_probabilities(
+                    stages,
+                    bets,
+                    costs,
+                    opponents,
+                    legal,
+                    player_gates=observer.emission.player_gates(),
+                )[:, :, player]
         probabilities = log_p.exp().numpy()
         actions = np.array(
             [

@@ -143,10 +143,14 @@ def fit_observer(
     steps: int,
     learning_rate: float = 1.0,
     progress: Callable[[int, float, float], None] | None = None,
+    train_types: Int64s | None = None,
+    held_types: Int64s | None = None,
 ) -> tuple[Observer, ObserverFit]:
     """Per-type normalized gradient ascent on ``train`` for ``steps`` steps; the observer
     with the best held-out likelihood (the normalized fit overfits past a few dozen steps,
-    ``docs/limit.md``) and the course. ``progress(step, train, held out)`` after each."""
+    ``docs/limit.md``) and the course. ``progress(step, train, held out)`` after each.
+    ``train_types`` (and ``held_types``; -1 where not known, summed out under the type
+    prior) are the lines' player types, treated as revealed (section 6.3)."""
     if not train or not held_out:
         raise ObserverError("fitting an observer needs training and held-out lines")
     train_decisions = max(sum(line.stages.size for line in train), 1)
@@ -154,13 +158,14 @@ def fit_observer(
     course = ObserverFit()
     best, best_score = observer.state(), -np.inf
     for step in range(steps + 1):
-        held = observer.log_likelihood(held_out) / held_decisions
+        held = observer.log_likelihood(held_out, held_types) / held_decisions
         if held > best_score:
             best, best_score, course.best_step = observer.state(), held, step
         if step == steps:
-            course.train.append(observer.log_likelihood(train) / train_decisions)
+            course.train.append(observer.log_likelihood(train, train_types) / train_decisions)
         else:
-            course.train.append(observer.step(train, learning_rate) / train_decisions)
+            score = observer.step(train, learning_rate, types=train_types)
+            course.train.append(score / train_decisions)
         course.held_out.append(held)
         if progress is not None:
             progress(step, course.train[-1], held)
@@ -177,21 +182,29 @@ def fit_observer_to_records(
     learning_rate: float = 1.0,
     seed: int = 0,
     progress: Callable[[int, float, float], None] | None = None,
+    types: Int64s | None = None,
+    held_types: Int64s | None = None,
 ) -> tuple[Observer, ObserverFit]:
     """Fit ``observer`` to ``lines`` lines drawn from ``records`` (and a quarter as many
     from ``held_out`` to stop on), each decision reading the opponent beliefs the records
-    carry (zeros without them), by :func:`fit_observer`."""
+    carry (zeros without them), by :func:`fit_observer`; ``types`` (and ``held_types``)
+    give each record line's player type as revealed (-1: not known, which only the
+    held-out lines may have: summed out there under the observer's type prior)."""
     if lines < 1:
         raise ObserverError(f"fit an observer to at least one line, got {lines}")
     rng = np.random.default_rng([seed, 11])
     train = rng.choice(records.lines, size=min(lines, records.lines), replace=False)
     held = rng.choice(held_out.lines, size=min(max(lines // 4, 1), held_out.lines), replace=False)
-    types = observer.types
+    train, held = np.sort(train), np.sort(held)
+    if types is not None and (types[train] < 0).any():
+        raise ObserverError("every training line needs its player type")
     return fit_observer(
         observer,
-        record_lines(records, np.sort(train), types),
-        record_lines(held_out, np.sort(held), types),
+        record_lines(records, train, observer.types),
+        record_lines(held_out, held, observer.types),
         steps=steps,
         learning_rate=learning_rate,
         progress=progress,
+        train_types=None if types is None else types[train],
+        held_types=None if held_types is None else held_types[held],
     )

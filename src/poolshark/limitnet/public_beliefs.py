@@ -12,7 +12,8 @@ seat (``tests/test_limitnet_public_beliefs.py`` checks this against joint enumer
   batched emission per step of play.
 * :func:`deal_beliefs` is the readable reference for one deal.
 * :func:`record_beliefs` gives every decision of recorded play the beliefs it saw, so a
-  fitted opponent model can read them (``limitnet.fit``).
+  fitted opponent model can read them (``limitnet.fit``); :func:`replay_records` also
+  gives the player-type beliefs, carried over each recorded match as in play.
 * :class:`BeliefTracker` is what a playing agent holds, fed by the play loop's
   ``moves_seen`` (and ``hands_ended``, for the showdowns).
 
@@ -260,13 +261,26 @@ def deal_beliefs(observer: Observer, seats: int, steps: list[DealStep], classes:
     return np.array(out).reshape(len(steps), observer.types)
 
 
-def record_beliefs(records: LimitRecords, observer: Observer) -> Floats:
-    """(D, T) the summed opponent beliefs at every decision of ``records``, in its row
-    order: each deal replayed in the order of play, one batched step across deals."""
+@dataclass(frozen=True)
+class RecordReplay:
+    """Recorded play replayed under an observer: ``beliefs`` (D, T) the summed opponent
+    card-type beliefs every decision saw, and ``entered`` (L, P) the player-type belief
+    each line's seat entered its deal with (one certain type without player types)."""
+
+    beliefs: Floats
+    entered: Floats
+
+
+def replay_records(records: LimitRecords, observer: Observer) -> RecordReplay:
+    """Replay ``records`` under ``observer`` in the order of play, one batched step across
+    deals. Without player types every deal is replayed at once from the pre-flop beliefs.
+    With them each match is one table of :class:`PublicBeliefs` and its deals come one
+    after another, so a seat's player-type belief carries from deal to deal and a shown
+    hand recomputes it (:meth:`PublicBeliefs.showdown`), exactly as a player's tracker
+    does in play."""
     line = records.line
     deal_of_line = np.unique(records.deal, return_inverse=True)[1]
     deal = deal_of_line[line]
-    seat = records.seat[line]
     order = np.lexsort((records.order, deal))
     first = np.concatenate([[True], deal[order][1:] != deal[order][:-1]])
     starts = np.flatnonzero(first)
@@ -278,26 +292,81 @@ def record_beliefs(records: LimitRecords, observer: Observer) -> Floats:
     classes = stage_board_classes(
         records.boards[last_line], np.clip(records.board_shown[last_line] - 2, 0, STAGES - 1)
     )
-    state = PublicBeliefs(observer, deals, int(records.seat.max()) + 1 if records.lines else 1)
-    state.start(np.arange(deals))
+    seats = int(records.seat.max()) + 1 if records.lines else 1
     out = np.zeros((records.decisions, observer.types))
-    for wave in range(int(rank.max()) + 1 if records.decisions else 0):
-        rows = np.flatnonzero(rank == wave)
-        tables, seats, stages = deal[rows], seat[rows], records.stages[rows]
-        state.advance(tables, stages, classes[tables])
-        summed = state.summed(tables, seats)
+    if not tracks_player_types(observer):
+        state = PublicBeliefs(observer, deals, seats)
+        state.start(np.arange(deals))
+        _replay_waves(state, records, np.arange(records.decisions), deal, rank, classes[deal], out)
+        return RecordReplay(out, np.ones((records.lines, 1)))
+    match_of_line = np.unique(records.match, return_inverse=True)[1]
+    match_of_deal = np.zeros(deals, dtype=np.int64)
+    match_of_deal[deal_of_line] = match_of_line
+    first_order = np.full(deals, np.iinfo(np.int64).max)
+    np.minimum.at(first_order, deal, records.order)
+    by_play = np.lexsort((first_order, match_of_deal))  # each match's deals in play order
+    new_match = np.concatenate([[True], np.diff(match_of_deal[by_play]) != 0])
+    match_starts = np.flatnonzero(new_match)
+    deal_rank = np.empty(deals, dtype=np.int64)
+    deal_rank[by_play] = np.arange(deals) - np.repeat(match_starts, np.diff([*match_starts, deals]))
+    matches = int(match_of_line.max()) + 1 if records.lines else 0
+    state = PublicBeliefs(observer, matches, seats, showdowns=True)
+    entered = np.zeros((records.lines, state.prior.size))
+    for k in range(int(deal_rank.max()) + 1 if deals else 0):
+        now = np.flatnonzero(deal_rank == k)
+        state.start(match_of_deal[now])
+        lines = np.flatnonzero(np.isin(deal_of_line, now))
+        entered[lines] = state.entered[match_of_line[lines], records.seat[lines]]
+        rows = np.flatnonzero(np.isin(deal, now))
+        _replay_waves(
+            state, records, rows, match_of_deal[deal[rows]], rank[rows], classes[deal[rows]], out
+        )
+        for shown in lines[records.shown[lines]].tolist():
+            state.showdown(
+                int(match_of_line[shown]),
+                int(records.seat[shown]),
+                tuple(int(card) for card in records.holes[shown]),
+                tuple(int(card) for card in records.boards[shown, : records.board_shown[shown]]),
+            )
+    return RecordReplay(out, entered)
+
+
+def _replay_waves(
+    state: PublicBeliefs,
+    records: LimitRecords,
+    rows: Int64s,
+    tables: Int64s,
+    rank: Int64s,
+    classes: Int64s,
+    out: Floats,
+) -> None:
+    """Feed ``state`` the decision ``rows`` of records, at ``tables`` (one per row, its
+    deal's table), one wave per ``rank`` (the row's place in its deal's play order), each
+    row's stage reached through its deal's board ``classes`` (one row of four per row);
+    the summed beliefs each row saw go to ``out``."""
+    for wave in range(int(rank.max()) + 1 if rows.size else 0):
+        at = np.flatnonzero(rank == wave)
+        now = rows[at]
+        table, seats, stages = tables[at], records.seat[records.line[now]], records.stages[now]
+        state.advance(table, stages, classes[at])
+        summed = state.summed(table, seats)
         state.observe(
-            tables,
+            table,
             seats,
             stages,
-            records.bets[rows],
-            records.costs[rows],
+            records.bets[now],
+            records.costs[now],
             summed,
-            records.legal[rows],
-            records.actions[rows],
+            records.legal[now],
+            records.actions[now],
         )
-        out[rows] = summed
-    return out
+        out[now] = summed
+
+
+def record_beliefs(records: LimitRecords, observer: Observer) -> Floats:
+    """(D, T) the summed opponent beliefs at every decision of ``records``, in its row
+    order (:func:`replay_records`: with player types, carried over each match)."""
+    return replay_records(records, observer).beliefs
 
 
 class BeliefTracker:
