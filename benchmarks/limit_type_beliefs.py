@@ -183,7 +183,7 @@ def run(
 def main() -> None:
     args = parse_args(__doc__ or "")
     torch.set_num_threads(1)
-    matches, deals = (4, 30) if args.quick else (8, 60)
+    matches, deals = (2, 12) if args.quick else (8, 60)
     reported = [d for d in (1, 5, 10, 20, 30, 40, 60) if d <= deals]
     figures: dict[str, object] = {"deals": reported, "matches": matches}
     for players in (2, 4):
