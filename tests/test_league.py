@@ -792,6 +792,7 @@ def test_every_network_takes_its_end_of_hand_step_on_hands_the_learner_abandoned
     "name",
     [
         "league-heads-up-bots.toml",
+        "league-heads-up-bots-memory.toml",
         "league-six-max-bots.toml",
         "league-memory-opponent.toml",
         "league-memory.toml",
