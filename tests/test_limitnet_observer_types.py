@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from poolshark.limitnet.action_function import STAGES, ActionFunction
+from limitnet_fixtures import spread_model
+from poolshark.limitnet.action_function import STAGES
 from poolshark.limitnet.agent import LimitNetAgent
 from poolshark.limitnet.fit import line_types, match_type_table, player_matches
 from poolshark.limitnet.observer import Observer, PlayerLine, sample_lines
@@ -20,26 +21,6 @@ from poolshark.limitnet.public_beliefs import PublicBeliefs, record_beliefs, rep
 from poolshark.limitnet.records import LimitRecords, record_matches
 
 torch.set_num_threads(1)
-
-
-def spread_model(
-    card_types: int, seed: int, player_types: int = 0, spread: float = 1.0
-) -> ActionFunction:
-    """A model whose gates, values and player-type offsets are large enough to change play."""
-    model = ActionFunction(
-        outcome_states=4, card_types=card_types, seed=seed, player_types=player_types
-    )
-    generator = torch.Generator().manual_seed(seed + 50)
-    with torch.no_grad():
-        for gates in model.gates:
-            gates.copy_(torch.randn(gates.shape, generator=generator))
-        for values in model.values:
-            values.copy_(2.0 * torch.randn(values.shape, generator=generator))
-        if model.type_gates is not None:
-            model.type_gates.copy_(
-                spread * torch.randn(model.type_gates.shape, generator=generator)
-            )
-    return model
 
 
 def checksums(values: np.ndarray) -> tuple[float, float]:

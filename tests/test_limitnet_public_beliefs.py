@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from limitnet_fixtures import random_deal
 from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.agent import (
     LimitNetAgent,
@@ -50,26 +51,6 @@ def reading_model(types: int, seed: int) -> ActionFunction:
         for values in model.values:
             values.copy_(2.0 * torch.randn(values.shape, generator=generator))
     return model
-
-
-def random_deal(rng: np.random.Generator, seats: int, count: int) -> list[DealStep]:
-    """``count`` decisions over stages 0 and 1 at random seats, with random inputs; a fold
-    takes its seat out of the later decisions."""
-    steps: list[DealStep] = []
-    live = list(range(seats))
-    for k in range(count):
-        seat = live[k % len(live)]
-        legal = np.array([rng.random() < 0.7, True, rng.random() < 0.8])
-        action = int(rng.choice(np.flatnonzero(legal)))
-        if action == 0 and len(live) <= 2:
-            action = 1
-        stage = 0 if k < count // 2 else 1
-        steps.append(
-            DealStep(seat, stage, rng.random((2, 9)) * 3, rng.random(2) * 2, legal, action)
-        )
-        if action == 0:
-            live.remove(seat)
-    return steps
 
 
 def brute_force_marginals(

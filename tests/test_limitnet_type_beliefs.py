@@ -15,6 +15,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from limitnet_fixtures import random_deal, spread_model
 from poolshark.agents.protocol import Decisions
 from poolshark.limitnet.action_function import STAGES, ActionFunction, widest_cards
 from poolshark.limitnet.agent import LimitNetAgent, load_limitnet_agent, observer_payload
@@ -29,27 +30,6 @@ torch.set_num_threads(1)
 
 CLASSES = np.array([-1, 5, 2, 7])
 """Board classes of the test deals' flop, turn and river."""
-
-
-def typed_model(
-    card_types: int, player_types: int, seed: int, spread: float = 1.0
-) -> ActionFunction:
-    """A model whose values, belief gates and player-type offsets are large enough that
-    both kinds of type change the play."""
-    model = ActionFunction(
-        outcome_states=4, card_types=card_types, seed=seed, player_types=player_types
-    )
-    generator = torch.Generator().manual_seed(seed + 50)
-    with torch.no_grad():
-        for gates in model.gates:
-            gates.copy_(torch.randn(gates.shape, generator=generator))
-        for values in model.values:
-            values.copy_(2.0 * torch.randn(values.shape, generator=generator))
-        if model.type_gates is not None:
-            model.type_gates.copy_(
-                spread * torch.randn(model.type_gates.shape, generator=generator)
-            )
-    return model
 
 
 def typed_observer(model: ActionFunction, prior: list[float], seed: int) -> Observer:
@@ -97,26 +77,6 @@ def reference_likelihood(
             )
         out[card, player] = float(log_p[0, step.action].exp())
     return out
-
-
-def random_deal(rng: np.random.Generator, seats: int, count: int) -> list[DealStep]:
-    """``count`` decisions over stages 0 and 1 at the live seats in turn, random inputs; a
-    fold takes the seat out."""
-    steps: list[DealStep] = []
-    live = list(range(seats))
-    for k in range(count):
-        seat = live[k % len(live)]
-        legal = np.array([rng.random() < 0.7, True, rng.random() < 0.8])
-        action = int(rng.choice(np.flatnonzero(legal)))
-        if action == 0 and len(live) <= 2:
-            action = 1
-        stage = 0 if k < count // 2 else 1
-        steps.append(
-            DealStep(seat, stage, rng.random((2, 9)) * 3, rng.random(2) * 2, legal, action)
-        )
-        if action == 0:
-            live.remove(seat)
-    return steps
 
 
 def play_deal(
@@ -181,7 +141,7 @@ def brute_force_joint(
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_joint_update_is_bayes_over_card_and_player_types(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    model = typed_model(2, 2, seed)
+    model = spread_model(2, seed, 2)
     observer = typed_observer(model, [0.3, 0.7], seed)
     seats = 3
     state = PublicBeliefs(observer, 1, seats)
@@ -200,7 +160,7 @@ def test_one_player_type_is_today_s_card_type_belief() -> None:
     """With one player type the joint belief is the card-type belief of an untyped model
     whose gating bias carries the type's offset (today's machinery, no player types)."""
     rng = np.random.default_rng(5)
-    model = typed_model(3, 1, 5, spread=2.0)
+    model = spread_model(3, 5, 1, spread=2.0)
     observer = typed_observer(model, [1.0], 5)
     plain = ActionFunction(outcome_states=4, card_types=3)
     plain.load_state_dict({k: v for k, v in model.state_dict().items() if k != "type_gates"})
@@ -228,7 +188,7 @@ def test_one_player_type_is_today_s_card_type_belief() -> None:
 
 
 def test_an_untyped_observer_keeps_one_certain_player_type() -> None:
-    model = typed_model(2, 0, 3)
+    model = spread_model(2, 3, 0)
     observer = Observer(model, seed=3)
     with pytest.raises(ObserverError, match="player types"):
         observer.set_type_prior(np.ones(2))
@@ -240,7 +200,7 @@ def test_an_untyped_observer_keeps_one_certain_player_type() -> None:
 @pytest.mark.parametrize("seed", [0, 2])
 def test_the_showdown_recomputes_the_player_type_with_the_true_cards(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    model = typed_model(2, 3, seed, spread=2.0)
+    model = spread_model(2, seed, 3, spread=2.0)
     observer = typed_observer(model, [0.2, 0.3, 0.5], seed)
     state = PublicBeliefs(observer, 1, 3, showdowns=True)
     table = np.zeros(1, dtype=np.int64)
@@ -297,7 +257,7 @@ def test_the_showdown_update_is_bayes_in_log_space() -> None:
 @given(seed=st.integers(0, 10_000), players=st.integers(1, 3))
 def test_joint_beliefs_stay_distributions(seed: int, players: int) -> None:
     rng = np.random.default_rng(seed)
-    model = typed_model(2, players, seed % 7)
+    model = spread_model(2, seed % 7, players)
     prior = rng.random(players) + 0.1
     observer = typed_observer(model, list(prior / prior.sum()), seed % 5)
     state = PublicBeliefs(observer, 1, 3)
@@ -328,7 +288,7 @@ def test_a_typed_player_learns_its_opponents_types_over_a_match(
         showdown(state, table, seat, hole, board)
 
     monkeypatch.setattr(PublicBeliefs, "showdown", counted)
-    model = typed_model(2, 2, 0, spread=4.0)
+    model = spread_model(2, 0, 2, spread=4.0)
     observer = typed_observer(model, [0.5, 0.5], 0)
     agent = LimitNetAgent(
         model, type_prior=observer.type_prior, observer=observer, match_types=True
@@ -348,7 +308,7 @@ def test_a_typed_player_learns_its_opponents_types_over_a_match(
 
 
 def test_a_checkpoint_with_a_typed_observer_keeps_types_for_the_match(tmp_path: Path) -> None:
-    model = typed_model(2, 2, 1)
+    model = spread_model(2, 1, 2)
     observer = Observer(model, seed=1)
     observer.set_type_prior(np.array([0.9, 0.1]))  # stale: the checkpoint's prior wins
     path = tmp_path / "typed.pt"
@@ -365,7 +325,7 @@ def test_a_checkpoint_with_a_typed_observer_keeps_types_for_the_match(tmp_path: 
 
 @pytest.mark.parametrize("per_match", [True, False])
 def test_a_typed_player_keeps_a_seat_s_type_for_the_match_when_asked(per_match: bool) -> None:
-    model = typed_model(2, 3, 4)
+    model = spread_model(2, 4, 3)
     agent = LimitNetAgent(model, type_prior=np.ones(3) / 3, match_types=per_match)
     assert agent.type_draws is not None
     draws = agent.type_draws

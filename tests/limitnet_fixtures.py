@@ -1,0 +1,50 @@
+"""Test fixtures shared by the limit network's belief tests: random deals for the public
+beliefs and action functions whose types change the play."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.public_beliefs import DealStep
+
+
+def random_deal(rng: np.random.Generator, seats: int, count: int) -> list[DealStep]:
+    """``count`` decisions over stages 0 and 1 at random seats, with random inputs; a fold
+    takes its seat out of the later decisions."""
+    steps: list[DealStep] = []
+    live = list(range(seats))
+    for k in range(count):
+        seat = live[k % len(live)]
+        legal = np.array([rng.random() < 0.7, True, rng.random() < 0.8])
+        action = int(rng.choice(np.flatnonzero(legal)))
+        if action == 0 and len(live) <= 2:
+            action = 1
+        stage = 0 if k < count // 2 else 1
+        steps.append(
+            DealStep(seat, stage, rng.random((2, 9)) * 3, rng.random(2) * 2, legal, action)
+        )
+        if action == 0:
+            live.remove(seat)
+    return steps
+
+
+def spread_model(
+    card_types: int, seed: int, player_types: int = 0, spread: float = 1.0
+) -> ActionFunction:
+    """A model whose gates, values and player-type offsets are large enough to change play."""
+    model = ActionFunction(
+        outcome_states=4, card_types=card_types, seed=seed, player_types=player_types
+    )
+    generator = torch.Generator().manual_seed(seed + 50)
+    with torch.no_grad():
+        for gates in model.gates:
+            gates.copy_(torch.randn(gates.shape, generator=generator))
+        for values in model.values:
+            values.copy_(2.0 * torch.randn(values.shape, generator=generator))
+        if model.type_gates is not None:
+            model.type_gates.copy_(
+                spread * torch.randn(model.type_gates.shape, generator=generator)
+            )
+    return model
