@@ -194,6 +194,72 @@ def test_sampled_runouts_match_the_engines_exact_expectation() -> None:
         assert estimate.sum(axis=1) == pytest.approx(-batch.table[:, 7], abs=1e-6)  # RAKE
 
 
+def runouts_reference(
+    batch: BatchedTables, tables: np.ndarray, runouts: int, seed: int
+) -> np.ndarray:
+    """``sampled_net`` the readable way: each runout's board drawn from the same stream,
+    then the engine's own ``settle`` on a copy of the table with that board."""
+    from poolshark.cards.evaluator import tables as evaluator_tables
+    from poolshark.engine.batched import random_below
+    from poolshark.engine.kernel import (
+        END_STREET,
+        NET,
+        SETTLING,
+        STACK,
+        START,
+        STREET,
+        TOTAL,
+        Evaluator,
+        settle,
+    )
+
+    n = batch.config.seats
+    stream = np.random.default_rng(seed).integers(1, 2**63, size=1, dtype=np.uint64) | 1
+    rules = batch.rules._replace(expected_value=0)
+    out = np.zeros((tables.size, n))
+    for k, i in enumerate(tables):
+        end = int(batch.table[i, END_STREET])
+        known = 0 if end == 0 else end + 2
+        dealt = [c for c in range(n) if batch.seat[i, START, c] > 0]
+        used = {int(batch.cards[i, 2 * s + j]) for s in dealt for j in (0, 1)}
+        used |= {int(card) for card in batch.cards[i, 2 * n : 2 * n + known]}
+        deck = np.array([card for card in range(52) if card not in used], dtype=np.int64)
+        for _ in range(runouts):
+            cards = batch.cards[i].copy()
+            for d in range(5 - known):
+                j = d + random_below(stream, 0, deck.size - d)
+                deck[d], deck[j] = deck[j], deck[d]
+                cards[2 * n + known + d] = deck[d]
+            seat, table = batch.seat[i].copy(), batch.table[i].copy()
+            seat[STACK] = seat[START] - seat[TOTAL]
+            seat[NET] = 0
+            table[STREET] = SETTLING
+            settle(rules, seat, table, cards, np.zeros(n), Evaluator(*evaluator_tables()))
+            out[k] += seat[NET]
+    return out / runouts
+
+
+def test_sampled_runouts_are_the_engines_settlement_of_each_drawn_board() -> None:
+    """The compiled runouts (pots laid once per table) equal the engine's ``settle`` run on
+    every drawn board, exactly: all-ins on every street before the river, side pots
+    (uneven stacks), rake and odd chips (an odd big blind), 2 to 6 seats."""
+    from poolshark.engine.kernel import STREET
+
+    for seats in (2, 3, 6):
+        config = GameConfig(seats=seats, small_blind=1, big_blind=3, rake_percent=5)
+        batch = BatchedTables(config, 12, seed=10 + seats)
+        batch.reset(stacks=np.random.default_rng(seats).integers(20, 400, size=(12, seats)))
+        shove_on = np.arange(12) % 3  # preflop, flop or turn
+        while not batch.done.all():
+            legal = batch.legal()
+            shove = legal.can_raise & (batch.table[:, STREET] >= shove_on)
+            batch.step(np.where(shove, 2, 1), legal.max_raise_to)
+        tables = np.flatnonzero(all_in_before_river(batch, np.arange(12)))
+        assert tables.size >= 8
+        estimate = sampled_net(batch, tables, 7, np.random.default_rng(seats))
+        np.testing.assert_array_equal(estimate, runouts_reference(batch, tables, 7, seats))
+
+
 # -- seating and duplicate deals ---------------------------------------------------------------
 
 

@@ -7,10 +7,12 @@ preflop all-in (a few hundred hands per second for all-in-happy agents). This mo
 the mean over ``runouts`` random boards instead: an unbiased estimate of the same
 expectation, whose leftover noise shrinks as 1/sqrt(runouts), at a fixed cost.
 
-Each runout re-runs the engine's compiled ``settle`` on a copy of the finished table with
-the unseen board cards redrawn (from the cards no seat holds, folded seats included, as the
-exact settlement does; an empty seat holds none), so pots, side pots, rake and odd chips
-follow the engine exactly. The tests compare the mean with the engine's exact
+Each runout redraws the unseen board cards (from the cards no seat holds, folded seats
+included, as the exact settlement does; an empty seat holds none) and pays the pots through
+the engine's own compiled pieces of ``settle`` (``rake_for``, ``layer_pots``,
+``award_pots``), so pots, side pots, rake and odd chips follow the engine exactly; what
+does not depend on the board (the pots, the rake, the hole cards' keys) is laid once per
+table. The tests compare the mean with the engine's exact
 ``expected_net``. :func:`hand_results` is what a play loop books at a hand's end under
 each :class:`AllInEV` setting.
 """
@@ -23,22 +25,23 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+from poolshark.cards.evaluator import KEY_INIT, value_of
 from poolshark.cards.evaluator import tables as evaluator_tables
 from poolshark.engine.batched import BatchedTables, random_below
 from poolshark.engine.kernel import (
+    BUTTON,
     END_STREET,
-    NET,
+    FOLDED,
     PREFLOP,
     RIVER,
-    SETTLING,
     SHOWDOWN,
-    STACK,
     START,
-    STREET,
     TOTAL,
     Evaluator,
     Rules,
-    settle,
+    award_pots,
+    layer_pots,
+    rake_for,
 )
 
 Floats = npt.NDArray[np.float64]
@@ -120,8 +123,17 @@ def _runouts_kernel(
     evaluator: Evaluator,
     out: Floats,
 ) -> None:
+    """Each ``which`` table's mean result over ``runouts`` boards. The pots, their levels
+    and the rake do not depend on the board, so they are laid once per table (the engine's
+    ``rake_for``, ``layer_pots``); each runout only values the live hands and awards the
+    pots (``award_pots``): the engine's ``settle`` of the redrawn board, less its set-up."""
     n = rules.seats
-    scratch = np.zeros(n)
+    levels = np.zeros(n + 1, dtype=np.int64)
+    amounts = np.zeros(n + 1, dtype=np.int64)
+    values = np.zeros(n, dtype=np.int64)
+    payout = np.zeros(n, dtype=np.int64)
+    hole_key = np.zeros(n, dtype=np.int64)
+    hole_mask = np.zeros(n, dtype=np.int64)
     for k in range(which.size):
         i = which[k]
         end = table[i, END_STREET]
@@ -132,22 +144,39 @@ def _runouts_kernel(
                 used[cards[i, c]] = True
         deck = np.flatnonzero(~used)
         missing = 5 - known
-        work_cards = cards[i].copy()
-        work_seat = seat[i].copy()
-        work_table = table[i].copy()
+        total, folded = seat[i, TOTAL], seat[i, FOLDED]
+        whole = total.sum()
+        rake = rake_for(rules, whole, end, True)
+        pots = layer_pots(total, folded, whole, rake, levels, amounts)
+        base_key = np.int64(KEY_INIT)
+        base_mask = np.int64(0)
+        for b in range(known):
+            base_key += evaluator.card_key[cards[i, 2 * n + b]]
+            base_mask |= evaluator.card_mask[cards[i, 2 * n + b]]
+        for s in range(n):
+            first, second = cards[i, 2 * s], cards[i, 2 * s + 1]
+            hole_key[s] = evaluator.card_key[first] + evaluator.card_key[second]
+            hole_mask[s] = evaluator.card_mask[first] | evaluator.card_mask[second]
         for _ in range(runouts):
+            key, mask = base_key, base_mask
             for d in range(missing):  # partial Fisher-Yates over the unseen cards
                 j = d + random_below(stream, 0, deck.size - d)
                 deck[d], deck[j] = deck[j], deck[d]
-                work_cards[2 * n + known + d] = deck[d]
-            work_seat[:, :] = seat[i]
-            for s in range(n):  # undo the payout: every chip put in left the stack
-                work_seat[STACK, s] = seat[i, START, s] - seat[i, TOTAL, s]
-                work_seat[NET, s] = 0
-            work_table[:] = table[i]
-            work_table[STREET] = SETTLING
-            settle(rules, work_seat, work_table, work_cards, scratch, evaluator)
+                key += evaluator.card_key[deck[d]]
+                mask |= evaluator.card_mask[deck[d]]
             for s in range(n):
-                out[k, s] += work_seat[NET, s]
+                values[s] = 0
+                if not folded[s]:
+                    values[s] = value_of(
+                        key + hole_key[s],
+                        mask | hole_mask[s],
+                        evaluator.row_base,
+                        evaluator.rank_table,
+                        evaluator.flush_table,
+                    )
+                payout[s] = 0
+            award_pots(table[i, BUTTON], total, folded, values, levels, amounts, pots, payout)
+            for s in range(n):
+                out[k, s] += payout[s] - total[s]
         for s in range(n):
             out[k, s] /= runouts
