@@ -32,8 +32,10 @@ from poolshark.pool.strength import (
     draw_strength_one,
     draw_strength_reference,
     live_combos,
+    made_strength_cached,
     made_strength_one,
     made_strength_reference,
+    new_strength_cache,
     postflop_strength,
     preflop_percentile,
     preflop_ranking,
@@ -448,6 +450,27 @@ def test_postflop_strength_kernels_match_the_reference(cards: int) -> None:
             assert draw_strength_one(first, second, padded, cards, HAS_STRAIGHT) == draw[combo]
         reference = reference_ranges()[cards - 2] & live_combos(board)
         assert made[reference].mean() == pytest.approx(0.5, abs=1e-12)  # uniform on the range
+
+
+def test_the_strength_cache_gives_the_uncached_strength() -> None:
+    """``made_strength_cached`` equals ``made_strength_one`` for boards asked again and
+    again, on every street, through a 4-slot cache whose slots boards keep taking from each
+    other (evictions, refills, a board asked with fewer cards than it has)."""
+    rng = np.random.default_rng(5)
+    memo = new_strength_cache(4)
+    decks = [rng.permutation(52) for _ in range(9)]
+    for _ in range(400):
+        deck = decks[rng.integers(len(decks))]
+        cards = int(rng.integers(3, 6))
+        board = np.array([*deck[:cards], *[0] * (5 - cards)], dtype=np.int64)
+        live = np.flatnonzero(live_combos([int(c) for c in deck[:cards]]))
+        combo = int(rng.choice(live))
+        cached = made_strength_cached(combo, board, cards, memo, COMBO_CARDS, *tables())
+        plain = made_strength_one(combo, board, cards, reference_ranges(), COMBO_CARDS, *tables())
+        assert cached == plain
+    assert (memo.boards != 0).all()
+    with pytest.raises(ValueError, match="power of two"):
+        new_strength_cache(6)
 
 
 def test_draws_and_made_hands() -> None:

@@ -35,10 +35,11 @@ from poolshark.pool.policy import JAM_SNAP, sample_actions
 from poolshark.pool.pools import Pool
 from poolshark.pool.strength import (
     HAS_STRAIGHT,
+    StrengthCache,
     draw_strength_one,
-    made_strength_one,
+    made_strength_cached,
     preflop_percentile,
-    reference_ranges,
+    strength_cache,
 )
 from poolshark.pool.style import Style, bank_of
 
@@ -227,7 +228,7 @@ def hand_strengths(hole: Int64s, board: Int64s, street: Floats) -> tuple[Floats,
             np.ascontiguousarray(hole, dtype=np.int64),
             cards,
             shown,
-            reference_ranges(),
+            strength_cache(),
             COMBO_INDEX,
             COMBO_CARDS,
             *evaluator_tables(),
@@ -243,7 +244,7 @@ def _strengths_kernel(
     hole: Int64s,
     board: Int64s,
     shown: Int64s,
-    references: npt.NDArray[np.bool_],
+    memo: StrengthCache,
     combo_index: npt.NDArray[np.int16],
     combo_cards: npt.NDArray[np.uint8],
     card_key: Int64s,
@@ -257,11 +258,11 @@ def _strengths_kernel(
 ) -> None:
     for i in range(hole.shape[0]):
         first, second = hole[i, 0], hole[i, 1]
-        made[i] = made_strength_one(
+        made[i] = made_strength_cached(
             combo_index[first, second],
             board[i],
             shown[i],
-            references,
+            memo,
             combo_cards,
             card_key,
             card_mask,

@@ -37,11 +37,13 @@ from poolshark.pool.context import (
 )
 from poolshark.pool.strength import (
     HAS_STRAIGHT,
+    StrengthCache,
     draw_strength_all,
     draw_strength_one,
     made_strength_all,
-    made_strength_one,
+    made_strength_cached,
     reference_ranges,
+    strength_cache,
 )
 
 Floats = npt.NDArray[np.float64]
@@ -432,7 +434,7 @@ def sample_kernel(
     hole: Int64s,
     board: Int64s,
     uniform: Floats,
-    references: npt.NDArray[np.bool_],
+    memo: StrengthCache,
     combo_index: npt.NDArray[np.int16],
     combo_cards: npt.NDArray[np.uint8],
     card_key: Int64s,
@@ -446,7 +448,7 @@ def sample_kernel(
 ) -> None:
     """Sample D decisions into ``out_move`` / ``out_amount`` (see :func:`sample_actions`).
 
-    Arguments after ``uniform`` are constant tables: ``strength.reference_ranges()``,
+    Arguments after ``uniform`` are ``strength.strength_cache()`` and constant tables:
     ``COMBO_INDEX``, ``COMBO_CARDS``, the evaluator's ``tables()`` (five arrays) and
     ``strength.HAS_STRAIGHT``; the first five are the :class:`StyleBank`'s arrays.
     """
@@ -464,11 +466,11 @@ def sample_kernel(
             )
         else:
             n_board = 2 + street
-            made = made_strength_one(
+            made = made_strength_cached(
                 combo,
                 board[i],
                 n_board,
-                references,
+                memo,
                 combo_cards,
                 card_key,
                 card_mask,
@@ -607,7 +609,7 @@ def sample_actions(
         np.ascontiguousarray(hole, dtype=np.int64),
         np.ascontiguousarray(board, dtype=np.int64),
         np.ascontiguousarray(uniform, dtype=np.float64),
-        reference_ranges(),
+        strength_cache(),
         COMBO_INDEX,
         COMBO_CARDS,
         *tables(),

@@ -90,7 +90,7 @@ from poolshark.pool.stars_text import (
     site_pieces,
     write_kernel,
 )
-from poolshark.pool.strength import HAS_STRAIGHT, reference_ranges
+from poolshark.pool.strength import HAS_STRAIGHT, strength_cache
 
 Int64s = npt.NDArray[np.int64]
 UInt8s = npt.NDArray[np.uint8]
@@ -440,7 +440,7 @@ class Simulator:
                 self.rng,
                 self.evaluator,
                 *bank,
-                reference_ranges(),
+                strength_cache(),
                 COMBO_INDEX,
                 COMBO_CARDS,
                 HAS_STRAIGHT,

@@ -52,6 +52,7 @@ from poolshark.engine.kernel import (
 )
 from poolshark.pool.context import N_FEATURES, fill_features
 from poolshark.pool.policy import sample_kernel
+from poolshark.pool.strength import StrengthCache
 
 Int64s = npt.NDArray[np.int64]
 UInt8s = npt.NDArray[np.uint8]
@@ -87,7 +88,7 @@ def play_kernel(
     params: npt.NDArray[np.float64],
     sizes: npt.NDArray[np.float64],
     size_weights: npt.NDArray[np.float64],
-    references: Bools,
+    memo: StrengthCache,
     combo_index: npt.NDArray[np.int16],
     combo_cards: UInt8s,
     has_straight: Bools,
@@ -192,7 +193,7 @@ def play_kernel(
                 hole,
                 board,
                 uniform,
-                references,
+                memo,
                 combo_index,
                 combo_cards,
                 ev.card_key,

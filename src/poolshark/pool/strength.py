@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -348,6 +349,99 @@ def made_strength_one(
         below += int(value < mine)
         equal += int(value == mine)
     return (below + equal / 2) / live
+
+
+class StrengthCache(NamedTuple):
+    """A direct-mapped memo of the reference range's hand values per board, for
+    :func:`made_strength_cached`. Every decision on a board asks the same 1,326 reference
+    values (the player's own card only picks where it falls among them), and a table's
+    board is asked again at each decision of the street, by every seat; the memo evaluates
+    each board once while it stays in its slot. Per process; not for threads sharing it."""
+
+    references: npt.NDArray[np.bool_]
+    """(4, 1326) :func:`reference_ranges`: the ranges the values are of."""
+    boards: Int64s
+    """(slots,) each slot's board as a 52-bit card mask; 0 for an empty slot."""
+    lives: Int64s
+    """(slots,) how many reference combos are live on the slot's board."""
+    values: npt.NDArray[np.uint16]
+    """(slots, 1326) the live reference combos' hand values, first ``lives`` entries."""
+
+
+STRENGTH_CACHE_SLOTS = 8192
+"""Slots of the process's :func:`strength_cache` (22 MB of values, touched as used): enough
+for the boards of a few thousand tables in play at once."""
+
+
+def new_strength_cache(slots: int = STRENGTH_CACHE_SLOTS) -> StrengthCache:
+    """An empty :class:`StrengthCache` of ``slots`` (a power of two) for the reference
+    ranges."""
+    if slots < 1 or slots & (slots - 1):
+        raise ValueError(f"slots must be a power of two, got {slots}")
+    return StrengthCache(
+        reference_ranges(),
+        np.zeros(slots, dtype=np.int64),
+        np.zeros(slots, dtype=np.int64),
+        np.zeros((slots, N_COMBOS), dtype=np.uint16),
+    )
+
+
+@cache
+def strength_cache() -> StrengthCache:
+    """The process's shared :class:`StrengthCache`, made on first use."""
+    return new_strength_cache()
+
+
+@nb.njit(cache=True, nogil=True)
+def made_strength_cached(
+    combo: int,
+    board: npt.NDArray[np.int64],
+    n_board: int,
+    memo: StrengthCache,
+    combo_cards: npt.NDArray[np.uint8],
+    card_key: Int64s,
+    card_mask: Int64s,
+    row_base: npt.NDArray[np.int32],
+    rank_table: npt.NDArray[np.uint16],
+    flush_table: npt.NDArray[np.uint16],
+) -> float:
+    """:func:`made_strength_one` (the same value, the tests compare) with the reference
+    combos' values of the board read from ``memo``, evaluated and stored there when the
+    board's slot holds another board."""
+    key, mask, used = _board_key(board, n_board, card_key, card_mask)
+    slot = ((used * np.int64(-7046029254386353131)) >> np.int64(40)) & (memo.boards.size - 1)
+    stored = memo.values[slot]
+    if memo.boards[slot] != used:
+        live = 0
+        for other in range(combo_cards.shape[0]):
+            c, d = combo_cards[other, 0], combo_cards[other, 1]
+            if not memo.references[n_board - 2, other] or (used >> c) & 1 or (used >> d) & 1:
+                continue
+            stored[live] = value_of(
+                key + card_key[c] + card_key[d],
+                mask | card_mask[c] | card_mask[d],
+                row_base,
+                rank_table,
+                flush_table,
+            )
+            live += 1
+        memo.lives[slot] = live
+        memo.boards[slot] = used
+    a, b = combo_cards[combo, 0], combo_cards[combo, 1]
+    mine = value_of(
+        key + card_key[a] + card_key[b],
+        mask | card_mask[a] | card_mask[b],
+        row_base,
+        rank_table,
+        flush_table,
+    )
+    below = 0
+    equal = 0
+    live = memo.lives[slot]
+    for k in range(live):
+        below += stored[k] < mine
+        equal += stored[k] == mine
+    return float((below + equal / 2) / live)
 
 
 @nb.njit(cache=True, nogil=True)

@@ -37,12 +37,14 @@ from poolshark.pool.context import (
 from poolshark.pool.ranges import RangeSource
 from poolshark.pool.strength import (
     HAS_STRAIGHT,
+    StrengthCache,
     draw_strength_all,
     draw_strength_one,
     made_strength_all,
-    made_strength_one,
+    made_strength_cached,
     preflop_percentile,
     reference_ranges,
+    strength_cache,
 )
 from poolshark.population.actions import legal_classes, raise_fraction
 from poolshark.population.range_view import source_ranges
@@ -331,7 +333,7 @@ def _hand_kernel(
     alive: Floats,
     percentile: Floats,
     bounds: Int64s,
-    references: npt.NDArray[np.bool_],
+    memo: StrengthCache,
     combo_index: npt.NDArray[np.int16],
     combo_cards: npt.NDArray[np.uint8],
     card_key: Int64s,
@@ -358,11 +360,11 @@ def _hand_kernel(
         if n_board == 0:
             continue
         row[6] = 1.0
-        made = made_strength_one(
+        made = made_strength_cached(
             combo,
             board[i],
             n_board,
-            references,
+            memo,
             combo_cards,
             card_key,
             card_mask,
@@ -406,7 +408,7 @@ def holding_features(hole: Int64s, boards: Int64s, street: Int64s, alive: Floats
             np.ascontiguousarray(alive, dtype=np.float64),
             preflop_percentile(),
             np.array(category_bounds(), dtype=np.int64),
-            reference_ranges(),
+            strength_cache(),
             COMBO_INDEX,
             COMBO_CARDS,
             *evaluator_tables(),

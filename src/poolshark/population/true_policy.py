@@ -25,9 +25,10 @@ from poolshark.pool.policy import MAX_SIZES, N_COLUMNS, StyleBank, fill_probabil
 from poolshark.pool.pools import Pool
 from poolshark.pool.strength import (
     HAS_STRAIGHT,
+    StrengthCache,
     draw_strength_one,
-    made_strength_one,
-    reference_ranges,
+    made_strength_cached,
+    strength_cache,
 )
 from poolshark.population.actions import (
     CALL_CLASS,
@@ -57,7 +58,7 @@ def _true_policy_kernel(
     q_hand: Int64s,
     q_index: Int64s,
     edges: Floats,
-    references: npt.NDArray[np.bool_],
+    memo: StrengthCache,
     combo_index: npt.NDArray[np.int16],
     combo_cards: npt.NDArray[np.uint8],
     evaluator: tuple[
@@ -119,8 +120,8 @@ def _true_policy_kernel(
             )  # fmt: skip
             count = VISIBLE_NB[street]
             if count:
-                made[combo] = made_strength_one(
-                    combo, boards[h], count, references, combo_cards, card_key, card_mask,
+                made[combo] = made_strength_cached(
+                    combo, boards[h], count, memo, combo_cards, card_key, card_mask,
                     row_base, rank_table, flush_table,
                 )  # fmt: skip
                 draw[combo] = draw_strength_one(a, b, boards[h], count, has_straight)
@@ -192,7 +193,7 @@ def true_policies(
             np.ascontiguousarray(states.hand[order]),
             np.ascontiguousarray(states.index[order]),
             np.ascontiguousarray(SIZE_EDGES),
-            reference_ranges(),
+            strength_cache(),
             COMBO_INDEX,
             COMBO_CARDS,
             evaluator_tables(),
