@@ -244,6 +244,63 @@ def test_the_showdown_recomputes_the_player_type_with_the_true_cards(seed: int) 
     np.testing.assert_allclose(state.beliefs[0, seat], observer.initial(), atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_batch_of_showdowns_is_the_showdowns_one_seat_at_a_time(seed: int) -> None:
+    """Seats of several tables, hands ending on every stage (boards of 0 to 5 cards, some
+    longer than the decisions need), a seat that did not act: one batched update equals
+    the single-seat updates one after another."""
+    rng = np.random.default_rng(seed)
+    model = spread_model(3, seed, 3, spread=2.0)
+    observer = typed_observer(model, [0.2, 0.3, 0.5], seed)
+    tables, seats = 4, 3
+    batched, single = (PublicBeliefs(observer, tables, seats, showdowns=True) for _ in range(2))
+    entered = rng.dirichlet(np.ones(3), size=(tables, seats))
+    every = np.arange(tables)
+    for state in (batched, single):
+        state.joint[:] = observer.initial()[:, None] * entered[:, :, None, :]
+        state.start(every)
+    last = np.array([0, 1, 2, 3])
+    for step in range(14):
+        table = every[last >= step // 4]
+        seat = rng.integers(0, seats, table.size)
+        seat[table == 0] = rng.integers(0, 2, int((table == 0).sum()))  # seat 2 never acts
+        stage = np.minimum(step // 4, last[table])
+        legal = rng.random((table.size, 3)) < 0.7
+        legal[:, 1] = True
+        action = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
+        action[action == 0] = 1  # nobody folds, so every seat can act again
+        bets, costs = rng.random((table.size, 2, 9)) * 3, rng.random((table.size, 2)) * 2
+        for state in (batched, single):
+            state.advance(table, stage, np.tile(CLASSES, (table.size, 1)))
+            summed = state.summed(table, seat)
+            state.observe(table, seat, stage, bets, costs, summed, legal, action)
+    shown_tables = np.repeat(every, seats)
+    shown_seats = np.tile(np.arange(seats), tables)
+    holes = np.zeros((shown_tables.size, 2), dtype=np.int64)
+    boards = np.zeros((shown_tables.size, 5), dtype=np.int64)
+    board_shown = np.array([0, 0, 5, 3, 3, 4, 4, 5, 5, 5, 5, 5])
+    for k in range(shown_tables.size):
+        cards = rng.choice(52, 7, replace=False)
+        holes[k], boards[k, : board_shown[k]] = cards[:2], cards[2 : 2 + board_shown[k]]
+    before = batched.player_types.copy()
+    batched.showdown_batch(shown_tables, shown_seats, holes, boards, board_shown)
+    for k in range(shown_tables.size):
+        board = tuple(int(card) for card in boards[k, : board_shown[k]])
+        hole = (int(holes[k, 0]), int(holes[k, 1]))
+        single.showdown(int(shown_tables[k]), int(shown_seats[k]), hole, board)
+    np.testing.assert_allclose(batched.joint, single.joint, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(batched.player_types[0, 2], before[0, 2])  # no rows
+    assert np.abs(batched.player_types - before).max() > 0.05
+    with pytest.raises(ObserverError, match="fewer cards"):
+        batched.showdown_batch(
+            every[3:],
+            np.zeros(1, dtype=np.int64),
+            holes[:1],
+            boards[:1],
+            np.zeros(1, dtype=np.int64),
+        )
+
+
 def test_the_showdown_update_is_bayes_in_log_space() -> None:
     entered = np.array([0.5, 0.25, 0.25, 0.0])
     log_lik = np.array([-800.0, -801.0, -799.0, 0.0])

@@ -24,6 +24,7 @@ at a showdown (``limitnet.type_beliefs``); the players read the card-type margin
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +44,7 @@ from poolshark.limitnet.observer import (
 )
 from poolshark.limitnet.records import SHOWN_AT, LimitRecords
 from poolshark.limitnet.type_beliefs import (
+    BOARD_CARDS,
     advance_joint,
     card_marginal,
     showdown_type_update,
@@ -82,7 +84,9 @@ class PublicBeliefs:
     belief carries from hand to hand of a table (a match) and a showdown recomputes it;
     without, there is one certain player type and the beliefs are over card types only.
     ``beliefs`` is the card-type marginal, what the players read. ``showdowns`` keeps each
-    hand's decisions for :meth:`showdown` (a tracker in play; replayed records do not)."""
+    hand's decisions for :meth:`showdown_batch` (a tracker in play, and the typed replay),
+    which reads them with a float64 copy of the action function: so a batch of seats gives
+    what the seats one at a time give, to rounding (float32 sums depend on the batch)."""
 
     def __init__(
         self, observer: Observer, tables: int, seats: int, showdowns: bool = False
@@ -100,6 +104,9 @@ class PublicBeliefs:
         self.active = np.zeros((tables, seats), dtype=bool)
         self.stage = np.zeros(tables, dtype=np.int64)
         self.showdowns = showdowns and self.typed
+        self.shown_model = (
+            copy.deepcopy(observer.emission.action_function).double() if self.showdowns else None
+        )
         self.hand_rows: dict[tuple[int, int], list[HandRow]] = {}
 
     @property
@@ -192,25 +199,55 @@ class PublicBeliefs:
         self, table: int, seat: int, hole: tuple[int, ...], board: tuple[int, ...]
     ) -> None:
         """``seat`` showed ``hole`` at the end of the hand at ``table`` (``board`` the board
-        dealt): its player-type belief becomes the one it entered the hand with times the
-        likelihood of its actions this hand with these cards, normalized. Nothing without
-        player types (or without ``showdowns``)."""
-        rows = self.hand_rows.get((table, seat), [])
-        if not self.showdowns or not rows:
-            return
-        decisions = (
-            np.array([row[0] for row in rows], dtype=np.int64),
-            np.stack([row[1] for row in rows]),
-            np.stack([row[2] for row in rows]),
-            np.stack([row[3] for row in rows]),
-            np.stack([row[4] for row in rows]),
-            np.array([row[5] for row in rows], dtype=np.int64),
+        dealt): :meth:`showdown_batch` for one seat."""
+        padded = np.zeros((1, BOARD_CARDS), dtype=np.int64)
+        padded[0, : len(board)] = board
+        self.showdown_batch(
+            np.array([table]),
+            np.array([seat]),
+            np.array([hole], dtype=np.int64),
+            padded,
+            np.array([len(board)]),
         )
-        model = self.observer.emission.action_function
-        log_lik = shown_type_log_likelihoods(model, decisions, hole, board)
+
+    def showdown_batch(
+        self, tables: Int64s, seats: Int64s, holes: Int64s, boards: Int64s, board_shown: Int64s
+    ) -> None:
+        """The distinct ``seats`` at ``tables`` showed ``holes`` (k, 2) at the end of their
+        hands (``boards`` (k, 5), the first ``board_shown`` (k,) cards dealt): each one's
+        player-type belief becomes the one it entered the hand with times the likelihood of
+        its actions this hand with these cards, normalized; one forward pass for all.
+        Nothing without player types (or without ``showdowns``), or for a seat that did
+        not act."""
+        model = self.shown_model
+        if model is None:
+            return
+        kept = [
+            k
+            for k, key in enumerate(zip(tables.tolist(), seats.tolist(), strict=True))
+            if self.hand_rows.get(key)
+        ]
+        if not kept:
+            return
+        at = np.asarray(kept, dtype=np.int64)
+        rows = [self.hand_rows[(int(tables[k]), int(seats[k]))] for k in kept]
+        every = [row for seat_rows in rows for row in seat_rows]
+        decisions = (
+            np.array([row[0] for row in every], dtype=np.int64),
+            np.stack([row[1] for row in every]),
+            np.stack([row[2] for row in every]),
+            np.stack([row[3] for row in every]),
+            np.stack([row[4] for row in every]),
+            np.array([row[5] for row in every], dtype=np.int64),
+        )
+        owners = np.repeat(np.arange(at.size), [len(seat_rows) for seat_rows in rows])
+        log_lik = shown_type_log_likelihoods(
+            model, decisions, owners, holes[at], boards[at], board_shown[at]
+        )
+        table, seat = tables[at], seats[at]
         posterior = showdown_type_update(self.entered[table, seat], log_lik)
         cards = card_marginal(self.joint[table, seat])
-        self.joint[table, seat] = cards[:, None] * posterior[None, :]
+        self.joint[table, seat] = cards[:, :, None] * posterior[:, None, :]
 
 
 @dataclass(frozen=True)
@@ -276,8 +313,8 @@ def replay_records(records: LimitRecords, observer: Observer) -> RecordReplay:
     deals. Without player types every deal is replayed at once from the pre-flop beliefs.
     With them each match is one table of :class:`PublicBeliefs` and its deals come one
     after another, so a seat's player-type belief carries from deal to deal and a shown
-    hand recomputes it (:meth:`PublicBeliefs.showdown`), exactly as a player's tracker
-    does in play."""
+    hand recomputes it, exactly as a player's tracker does in play: the seats shown in
+    one round of deals (one deal per match) at once (:meth:`PublicBeliefs.showdown_batch`)."""
     line = records.line
     deal_of_line = np.unique(records.deal, return_inverse=True)[1]
     deal = deal_of_line[line]
@@ -321,13 +358,14 @@ def replay_records(records: LimitRecords, observer: Observer) -> RecordReplay:
         _replay_waves(
             state, records, rows, match_of_deal[deal[rows]], rank[rows], classes[deal[rows]], out
         )
-        for shown in lines[records.shown[lines]].tolist():
-            state.showdown(
-                int(match_of_line[shown]),
-                int(records.seat[shown]),
-                tuple(int(card) for card in records.holes[shown]),
-                tuple(int(card) for card in records.boards[shown, : records.board_shown[shown]]),
-            )
+        shown = lines[records.shown[lines]]
+        state.showdown_batch(
+            match_of_line[shown],
+            records.seat[shown],
+            records.holes[shown],
+            records.boards[shown],
+            records.board_shown[shown],
+        )
     return RecordReplay(out, entered)
 
 

@@ -31,6 +31,7 @@ from poolshark.limitnet.observer import DecisionArrays, Observer, ObserverError
 from poolshark.limitnet.records import SHOWN_AT
 
 Floats = npt.NDArray[np.float64]
+Int64s = npt.NDArray[np.int64]
 
 BOARD_CARDS = 5
 """Cards of a full board (what a showdown shows)."""
@@ -79,27 +80,29 @@ def advance_joint(joint: Floats, matrices: Floats) -> Floats:
 def shown_type_log_likelihoods(
     model: ActionFunction,
     decisions: DecisionArrays,
-    hole: tuple[int, ...],
-    board: tuple[int, ...],
+    owners: Int64s,
+    holes: Int64s,
+    boards: Int64s,
+    board_shown: Int64s,
 ) -> Floats:
-    """(P,) ``sum_i log P(a_i | true cards, player type t)`` over one seat's decisions in a
-    hand whose cards were shown: the action function itself, reading the cards' features
-    at each decision's stage (``board`` the board dealt by the hand's end) and the summed
-    opponent beliefs each decision saw."""
+    """(k, P) ``sum_i log P(a_i | true cards, player type t)`` over each of k shown seats'
+    decisions in its hand: the action function itself, reading the cards' features at each
+    decision's stage and the summed opponent beliefs each decision saw. ``decisions`` holds
+    every seat's rows, ``owners`` (n,) the seat (0..k-1) of each; ``holes`` (k, 2) and
+    ``boards`` (k, up to 5) the seats' cards, the first ``board_shown`` (k,) of a board dealt
+    by the hand's end. One forward pass for all seats and types, so a wave of showdowns
+    costs about one call; a seat with no rows gets zeros."""
     players = model.player_types
     if players == 0:
         raise ObserverError("a showdown's player-type update needs a model with player types")
     stages, bets, costs, opponents, legal, actions = decisions
     rows = stages.shape[0]
-    if rows and int(SHOWN_AT[stages].max()) > len(board):
-        raise ObserverError(f"a board of {len(board)} cards for a decision on a later stage")
-    padded = np.zeros(BOARD_CARDS, dtype=np.int64)
-    padded[: len(board)] = board
-    cards = card_feature_batch(
-        np.tile(np.asarray(hole, dtype=np.int64), (rows, 1)),
-        np.tile(padded, (rows, 1)),
-        SHOWN_AT[stages],
-    )
+    seen = SHOWN_AT[stages]
+    if rows and np.any(seen > board_shown[owners]):
+        raise ObserverError("a board of fewer cards than a decision's stage shows")
+    padded = np.zeros((holes.shape[0], BOARD_CARDS), dtype=np.int64)
+    padded[:, : boards.shape[1]] = boards
+    cards = card_feature_batch(holes[owners], padded[owners], seen)
     dtype = model.cost_weight.dtype
 
     def every_type(array: npt.NDArray[np.generic]) -> torch.Tensor:
@@ -118,17 +121,19 @@ def shown_type_log_likelihoods(
             types=types,
         )
     taken = log_p.gather(1, every_type(actions)[:, None]).squeeze(1).double()
-    summed: Floats = taken.reshape(players, rows).sum(dim=1).numpy()
+    summed = np.zeros((holes.shape[0], players))
+    np.add.at(summed, owners, taken.reshape(players, rows).numpy().T)
     return summed
 
 
 def showdown_type_update(entered: Floats, log_likelihoods: Floats) -> Floats:
-    """(P,) the player-type posterior after a showdown: the belief the seat entered the
-    hand with times the hand's likelihood with the true cards, normalized."""
+    """(..., P) the player-type posteriors after showdowns: the belief each seat entered
+    the hand with times the hand's likelihood with the true cards, normalized."""
     with np.errstate(divide="ignore"):  # a type ruled out before stays out
         weights = np.log(np.maximum(entered, 0.0)) + log_likelihoods
-    if not np.isfinite(weights.max()):
+    top = weights.max(axis=-1, keepdims=True)
+    if not np.all(np.isfinite(top)):
         raise ObserverError("the shown hand has probability 0 under every player type")
-    posterior = np.exp(weights - weights.max())
-    normalized: Floats = posterior / posterior.sum()
+    posterior = np.exp(weights - top)
+    normalized: Floats = posterior / posterior.sum(axis=-1, keepdims=True)
     return normalized
