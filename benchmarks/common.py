@@ -28,6 +28,11 @@ def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.
     ``quick`` asks for a run of under a minute (smaller inputs, fewer repeats), ``seed``
     seeds every random input (default 0) and ``json`` silences all but the JSON line.
     """
+    return house_parser(description).parse_args(argv)
+
+
+def house_parser(description: str) -> argparse.ArgumentParser:
+    """A parser with the common options of :func:`parse_args`, for a script to add its own."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "--quick", action="store_true", help="smaller inputs, so the run takes under a minute"
@@ -36,7 +41,7 @@ def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.
     parser.add_argument(
         "--json", action="store_true", help="print only the final JSON line of figures"
     )
-    return parser.parse_args(argv)
+    return parser
 
 
 def print_table(title: str, columns: list[str], rows: list[list[object]]) -> None:

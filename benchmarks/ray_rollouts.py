@@ -2,10 +2,11 @@
 
 Run from the repository root::
 
-    python benchmarks/ray_rollouts.py [--quick] [--seed N] [--json]
+    python benchmarks/ray_rollouts.py [--quick] [--seed N] [--json] [--against SPEC]
 
 One PPO iteration's collection (``exploit.rollout.Rollout.collect``: 6-max, 100 bb, the
-untrained 2 x 256 actor-critic on one torch thread, micro-zoom's true styles as opponents)
+untrained 2 x 256 actor-critic on one torch thread, micro-zoom's true styles as opponents,
+or the agent ``--against`` names: a population-model checkpoint, a distilled student ...)
 timed three ways in one run: in-process, over one Ray actor and over two
 (``exploit.remote.RayRollouts``: the tables split between the actors, the weights sent to
 them and the parts merged, all inside the timing). A local Ray instance with 2 CPUs is
@@ -15,7 +16,9 @@ before it is timed. Each rate is the best of the repeats.
 The last line printed is one JSON object with these keys: ``in_process_``, ``ray_1_`` and
 ``ray_2_learner_decisions_per_s``; ``scaling_efficiency`` (ray_2 / (2 x ray_1));
 ``ratio_ray_1_vs_in_process``; ``ratio_ray_2_vs_in_process``; ``cpus`` (the cores this
-machine reports); ``tables``, ``hands_per_table``, ``repeats``, ``quick``, ``seed``.
+machine reports); ``load_average_start`` and ``load_average_end`` (1-minute: a second
+worker only helps on a free core); ``against``, ``tables``, ``hands_per_table``,
+``repeats``, ``quick``, ``seed``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from functools import partial
 
 import torch
 
-from common import emit, parse_args, print_table
+from common import emit, house_parser, print_table
 from poolshark.exploit.actor_critic import ActorCritic
 from poolshark.exploit.ppo import ExploitConfig, build_rollout, make_policy, worker_rollout
 from poolshark.exploit.remote import RayRollouts
@@ -44,14 +47,15 @@ def best_rate(collect: partial[RolloutBatch], repeats: int) -> float:
 
 
 def main() -> None:
-    args = parse_args(__doc__ or "")
+    parser = house_parser(__doc__ or "")
+    parser.add_argument("--against", default="pool:micro-zoom", help="the opponents' agent spec")
+    args = parser.parse_args()
     import ray  # lazy: optional dependency (the ray extra)
 
     torch.set_num_threads(1)
+    load_start = os.getloadavg()[0]
     tables, hands, repeats = (256, 4, 2) if args.quick else (1024, 8, 3)
-    config = ExploitConfig(
-        against=["pool:micro-zoom"], tables=tables, hands_per_table=hands, threads=1
-    )
+    config = ExploitConfig(against=[args.against], tables=tables, hands_per_table=hands, threads=1)
     torch.manual_seed(args.seed)
     model = ActorCritic(config.seats, config.action_set().size, hidden=config.hidden).eval()
     policy = make_policy(model)
@@ -78,7 +82,7 @@ def main() -> None:
     efficiency = two / (2 * one)
     if not args.json:
         print_table(
-            f"Exploiter rollout, {tables:,} tables x {hands} hands vs micro-zoom "
+            f"Exploiter rollout, {tables:,} tables x {hands} hands vs {args.against} "
             f"({os.cpu_count()} cores)",
             ["where", "learner decisions/s", "vs in-process"],
             [
@@ -97,6 +101,9 @@ def main() -> None:
             "ratio_ray_1_vs_in_process": one / base,
             "ratio_ray_2_vs_in_process": two / base,
             "cpus": os.cpu_count(),
+            "load_average_start": load_start,
+            "load_average_end": os.getloadavg()[0],
+            "against": args.against,
             "tables": tables,
             "hands_per_table": hands,
             "repeats": repeats,
