@@ -28,7 +28,7 @@ demo: $(RUNTIME)
 
 lint: $(DEV)
 	$(BIN)/ruff check $(CHECKED)
-	$(BIN)/ruff format --check $(CHECKED)
+	$(BIN)/ruff format --check $(CHECKED) README.md docs
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
