@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from poolshark.pool.strength import (
     preflop_percentile,
     preflop_ranking,
     reference_ranges,
+    strength_cache,
     top_of_range,
     top_percent,
 )
@@ -471,6 +473,12 @@ def test_the_strength_cache_gives_the_uncached_strength() -> None:
     assert (memo.boards != 0).all()
     with pytest.raises(ValueError, match="power of two"):
         new_strength_cache(6)
+    mine: list[object] = []
+    worker = threading.Thread(target=lambda: mine.append(strength_cache()))
+    worker.start()
+    worker.join()
+    assert mine[0] is not strength_cache()  # one per thread: slots are rewritten in place
+    assert strength_cache() is strength_cache()
 
 
 def test_draws_and_made_hands() -> None:

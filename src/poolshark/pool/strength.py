@@ -29,6 +29,7 @@ kernels (all combos of one board, or one combo) that the samplers and posteriors
 from __future__ import annotations
 
 import json
+import threading
 from functools import cache
 from importlib import resources
 from typing import NamedTuple
@@ -356,7 +357,8 @@ class StrengthCache(NamedTuple):
     :func:`made_strength_cached`. Every decision on a board asks the same 1,326 reference
     values (the player's own card only picks where it falls among them), and a table's
     board is asked again at each decision of the street, by every seat; the memo evaluates
-    each board once while it stays in its slot. Per process; not for threads sharing it."""
+    each board once while it stays in its slot. One per thread (:func:`strength_cache`): a
+    slot is rewritten in place, so two threads must never share one."""
 
     references: npt.NDArray[np.bool_]
     """(4, 1326) :func:`reference_ranges`: the ranges the values are of."""
@@ -369,7 +371,7 @@ class StrengthCache(NamedTuple):
 
 
 STRENGTH_CACHE_SLOTS = 8192
-"""Slots of the process's :func:`strength_cache` (22 MB of values, touched as used): enough
+"""Slots of a thread's :func:`strength_cache` (22 MB of values, touched as used): enough
 for the boards of a few thousand tables in play at once."""
 
 
@@ -386,10 +388,16 @@ def new_strength_cache(slots: int = STRENGTH_CACHE_SLOTS) -> StrengthCache:
     )
 
 
-@cache
+_PER_THREAD = threading.local()
+
+
 def strength_cache() -> StrengthCache:
-    """The process's shared :class:`StrengthCache`, made on first use."""
-    return new_strength_cache()
+    """This thread's :class:`StrengthCache`, made on its first use (a web server's worker
+    threads each get their own)."""
+    memo: StrengthCache | None = getattr(_PER_THREAD, "memo", None)
+    if memo is None:
+        memo = _PER_THREAD.memo = new_strength_cache()
+    return memo
 
 
 @nb.njit(cache=True, nogil=True)
