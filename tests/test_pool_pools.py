@@ -9,6 +9,7 @@ import pytest
 
 from poolshark.pool.play import play_hands
 from poolshark.pool.pools import PoolError, deal_styles, list_pools, load_pool
+from poolshark.pool.style import StyleError, load_style
 
 POOL_TEXT = """
 name = "mine"
@@ -19,6 +20,24 @@ tag = 2
 {second} = {weight}
 """
 NIT_POOL = POOL_TEXT.format(second="nit", weight=1)
+
+
+def test_shipped_names_win_over_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run folder named like a style or a pool (``tag/``, ``micro-zoom/``), or a stray
+    file named like one, does not hide the shipped one; a path still reads a file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tag").mkdir()
+    (tmp_path / "tough-regs").mkdir()
+    (tmp_path / "nit").write_text("not a style")
+    assert load_pool("tough-regs").spec.name == "tough-regs"
+    assert load_style("tag").spec.name == "tag"
+    assert load_style("nit").spec.name == "nit"
+    (tmp_path / "mine.toml").write_text(NIT_POOL)
+    assert load_pool("mine.toml").spec.name == "mine"
+    with pytest.raises(StyleError, match="no shipped style"):
+        load_style("no-such-style")
 
 
 def test_shipped_pools() -> None:

@@ -201,15 +201,16 @@ def load_pool(name_or_path: str | Path) -> Pool:
 
 def load_pool_spec(name_or_path: str | Path) -> tuple[PoolSpec, Path | None]:
     """The validated spec of a shipped pool or pool file, and the folder its style paths are
-    relative to (None for a shipped pool)."""
+    relative to (None for a shipped pool). A shipped name always means the shipped pool,
+    whatever the working folder holds under that name."""
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
+    shipped = _shipped()
+    if str(name_or_path) not in shipped and (path.suffix == ".toml" or path.exists()):
         try:
             text = path.read_text()
         except OSError as error:
             raise PoolError(f"cannot read pool file {path}: {error.strerror}") from None
         return _parse(text, str(path)), path.parent
-    shipped = _shipped()
     name = str(name_or_path)
     if name not in shipped:
         raise PoolError(f"no shipped pool {name!r}; choose one of {', '.join(sorted(shipped))}")

@@ -470,9 +470,12 @@ def list_styles() -> list[str]:
 
 
 def load_style(name_or_path: str | Path) -> Style:
-    """A shipped style by name (``"tag"``) or a style file by path."""
+    """A shipped style by name (``"tag"``) or a style file by path (a ``.toml`` name or an
+    existing file). A shipped name always means the shipped style, whatever the working
+    folder holds under that name (a run folder called ``tag``, say)."""
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
+    shipped_name = str(name_or_path) in list_styles()
+    if not shipped_name and (path.suffix == ".toml" or path.exists()):
         try:
             text = path.read_text()
         except OSError as error:
