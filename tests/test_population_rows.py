@@ -1,7 +1,8 @@
 """Population training on ingested rows with bounded memory (issue 23): rows built a chunk of
 hands at a time (:func:`rows_parts`) are the whole frame's rows up to the cards drawn for
 hidden seats, and report the same counts; a streamed run on them trains and resumes bit for
-bit; validation is capped by whole hands; float16 features round-trip within their bound."""
+bit; validation is capped by whole hands; float16 features round-trip within their bound.
+The range oracle's examples of the same rows stream into shards a chunk at a time too."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from poolshark.histories.ingest import ingest, scan_rows
+from poolshark.histories.ingest import hand_chunk_frames, ingest, scan_rows
+from poolshark.oracle import data as oracle_data
+from poolshark.oracle import shards as oracle_shards
 from poolshark.pool.ranges import UniformRanges
 from poolshark.population.data import (
     COMPACT_FEATURES,
@@ -215,6 +219,32 @@ def test_capped_validation_keeps_whole_hands_and_gives_the_rest_back(
         assert capped_val.size <= cap or np.unique(hand_key[capped_val]).size == 1
         assert np.all(np.diff(capped_train) > 0)
     assert cap_validation(hand_key, train, val, None, seed)[1] is val
+
+
+def test_oracle_examples_of_ingested_rows_stream_into_shards(
+    ingested: Path, tmp_path: Path
+) -> None:
+    """``oracle data --rows --shard-hands`` builds a chunk of whole hands at a time
+    (``rows_shards``): the shards hold exactly the examples of the whole folder's rows, the
+    hands in chunk order (the ingest's parts, sorted within each chunk)."""
+    whole = oracle_data.from_rows(scan_rows(ingested))
+    shards = oracle_shards.rows_shards(ingested, tmp_path / "shards", shard_hands=150)
+    chunks = [
+        frame.unique().sort("site", "hand_id")
+        for frame in hand_chunk_frames(ingested, 150, ["site", "hand_id"])
+    ]
+    assert len(chunks) > len(list((ingested / "rows").glob("part-*.parquet")))
+    order = pl.concat(chunks)
+    ranked = order.sort("site", "hand_id").with_row_index("whole")
+    position = order.join(ranked, on=["site", "hand_id"], how="left", maintain_order="left")
+    expected = whole.select_hands(position["whole"].to_numpy().astype(np.int64))
+    streamed = oracle_shards.read_all(shards)
+    assert shards.fields["hands"] == whole.hands
+    assert shards.fields["source"] == whole.source
+    for name, values in expected.arrays().items():
+        assert np.array_equal(values, streamed.arrays()[name], equal_nan=True), name
+    with pytest.raises(ValueError, match="chunk_hands must be at least 1"):
+        next(hand_chunk_frames(ingested, 0, ["site"]))
 
 
 def test_a_folder_without_rows_is_refused_by_name(tmp_path: Path) -> None:

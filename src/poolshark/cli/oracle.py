@@ -181,9 +181,7 @@ def _write_shards(
         started = time.perf_counter()
         with progress_bar(json_output) as bar:
             if rows is not None:
-                written = shards.write_data_shards(
-                    from_rows(scan_rows(rows)), out, shard_hands=shard_hands
-                )
+                written = shards.rows_shards(rows, out, shard_hands=shard_hands)
             else:
                 assert pool is not None
                 assert hands is not None

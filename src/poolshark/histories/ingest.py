@@ -485,12 +485,47 @@ def _worker_count(requested: int | None, files: int, total_bytes: int) -> int:
     return max(1, min(cores, files, -(-total_bytes // BYTES_PER_WORKER)))
 
 
+def row_files(out: Path | str) -> list[Path]:
+    """The Parquet parts of an ingest folder ``out``, in name order."""
+    return sorted((Path(out) / "rows").glob("part-*.parquet"))
+
+
 def scan_rows(out: Path | str) -> pl.LazyFrame:
     """All decision rows ingested into ``out``, lazily (an empty frame if none)."""
-    parts = sorted((Path(out) / "rows").glob("part-*.parquet"))
+    parts = row_files(out)
     if not parts:
         return pl.LazyFrame(schema=ROW_SCHEMA)
     return pl.scan_parquet(parts)
+
+
+def hand_chunk_frames(
+    out: Path | str, chunk_hands: int, columns: Sequence[str]
+) -> Iterator[pl.DataFrame]:
+    """The rows ingested into ``out`` (only ``columns``) as frames of up to ``chunk_hands``
+    whole hands, for trainers that must not hold every row at once. Ingestion writes each
+    hand whole into one part and never twice (its index dedupes by site and hand id), so
+    parts are read one after another, gathered until they hold ``chunk_hands`` hands (or
+    run out), and cut by (site, hand id) into chunks: a hand is never split. Memory holds
+    about one chunk plus the largest part."""
+    if chunk_hands < 1:
+        raise ValueError(f"chunk_hands must be at least 1, got {chunk_hands}")
+    files = row_files(out)
+    pending: list[pl.DataFrame] = []
+    pending_hands = 0
+    for number, path in enumerate(files):
+        frame = pl.read_parquet(path, columns=list(columns))
+        pending.append(frame)
+        pending_hands += frame.select(pl.struct("site", "hand_id").n_unique()).item()
+        if pending_hands < chunk_hands and number < len(files) - 1:
+            continue
+        rows = pl.concat(pending) if len(pending) > 1 else pending[0]
+        pending, pending_hands = [], 0
+        piece = rows.select(pl.struct("site", "hand_id").rank("dense") - 1).to_series()
+        rows = rows.with_columns((piece // chunk_hands).alias("_chunk"))
+        chunks = rows.partition_by("_chunk", as_dict=True)
+        for _, part in sorted(chunks.items(), key=lambda item: item[0]):
+            yield part.drop("_chunk")
+        del rows
 
 
 def _run(

@@ -28,13 +28,17 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 
+from poolshark.histories.ingest import hand_chunk_frames
 from poolshark.oracle.data import (
+    ROW_COLUMNS,
     Asker,
     OracleData,
     OracleDataError,
     ProgressCallback,
     concat_data,
+    from_rows,
     from_simulation,
 )
 from poolshark.pool.pools import Pool
@@ -143,6 +147,26 @@ def write_data_shards(
     for start in range(0, data.hands, shard_hands):
         writer.append(data.select_hands(np.arange(start, min(start + shard_hands, data.hands))))
     return writer.close()
+
+
+def rows_shards(rows: Path, folder: Path, *, shard_hands: int = SHARD_HANDS) -> ShardSet:
+    """The oracle examples of the decision rows ingested into ``rows`` as shards of
+    ``shard_hands`` hands, built one chunk of ``shard_hands`` whole hands at a time
+    (:func:`~poolshark.histories.ingest.hand_chunk_frames`), so memory holds one chunk, not
+    the rows. A chunk's examples are :func:`~poolshark.oracle.data.from_rows`' of its hands;
+    chunks follow the ingest's parts, hands sorted within each, so an ingest of one part
+    gives exactly the shards of ``from_rows`` of the whole. Chunks without a no-limit hand
+    add nothing."""
+    writer = OracleShardWriter(folder, shard_hands=shard_hands)
+    hands = 0
+    for frame in hand_chunk_frames(rows, shard_hands, ROW_COLUMNS):
+        if frame.filter(pl.col("betting").cast(pl.String) == "no-limit").height:
+            part = from_rows(frame)
+            writer.append(part)
+            hands += part.hands
+    if not hands:
+        raise OracleDataError(f"{str(rows)!r} holds no no-limit decision rows")
+    return writer.close({"source": f"decision rows, {hands} hands"})
 
 
 def chunk_seed(seed: int, chunk: int) -> int:

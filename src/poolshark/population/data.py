@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from poolshark.histories.ingest import hand_chunk_frames, row_files
 from poolshark.pool.ranges import RangeSource, UniformRanges
 from poolshark.pool.simulate import SimulatedHands
 from poolshark.population.actions import (
@@ -402,12 +403,6 @@ ROW_COLUMNS = (
 """The columns of the ingested rows that rebuilding hands reads (:func:`rows_states`)."""
 
 
-def row_files(folder: Path) -> list[Path]:
-    """The Parquet parts of a ``poolshark ingest`` output folder, in name order (the
-    files :func:`poolshark.histories.ingest.scan_rows` reads)."""
-    return sorted((Path(folder) / "rows").glob("part-*.parquet"))
-
-
 def rows_parts(
     folder: Path,
     source: RangeSource | None,
@@ -422,16 +417,14 @@ def rows_parts(
     (:func:`rows_dataset` on each chunk; a streamed run writes each to its shards and keeps
     none), so memory is bounded by the chunk and the largest Parquet part, not the rows.
 
-    Ingestion writes each hand whole into one part and never twice (its index dedupes by
-    site and hand id), so parts are read one after another (only :data:`ROW_COLUMNS`) and
-    a chunk is up to ``chunk_hands`` hands of them by (site, hand id): a hand is never
-    split. Player indices point into one list for every part, the sorted ids of every
-    no-limit row; hand keys run on across chunks. Chunk k imputes from its own random
-    stream (:func:`rows_dataset`), so with one chunk the rows are :func:`rows_dataset`'s
-    of the whole frame exactly, and with several they differ from them only in the cards
-    drawn for hidden seats and the row order (hands by game within each chunk).
-    ``report`` is filled with the counts of every chunk (their sums: the whole frame's,
-    imputation redraws aside). ``progress(rows read, rows)``.
+    The chunks are :func:`~poolshark.histories.ingest.hand_chunk_frames`' (only
+    :data:`ROW_COLUMNS`): a hand is never split. Player indices point into one list for
+    every part, the sorted ids of every no-limit row; hand keys run on across chunks.
+    Chunk k imputes from its own random stream (:func:`rows_dataset`), so with one chunk
+    the rows are :func:`rows_dataset`'s of the whole frame exactly, and with several they
+    differ from them only in the cards drawn for hidden seats and the row order (hands by
+    game within each chunk). ``report`` is filled with the counts of every chunk (their
+    sums: the whole frame's, imputation redraws aside). ``progress(rows read, rows)``.
     """
     if chunk_hands < 1:
         raise ActionDataError(f"chunk_hands must be at least 1, got {chunk_hands}")
@@ -450,36 +443,20 @@ def rows_parts(
     player_ids = tuple(str(name) for name in known)
     report = report if report is not None else RowsReport()
     chunk = offset = read = 0
-    pending: list[pl.DataFrame] = []
-    pending_hands = 0
-    for number, path in enumerate(files):
-        frame = pl.read_parquet(path, columns=list(ROW_COLUMNS))
-        pending.append(frame)
-        pending_hands += frame.select(pl.struct("site", "hand_id").n_unique()).item()
-        if pending_hands < chunk_hands and number < len(files) - 1:
+    for part in hand_chunk_frames(folder, chunk_hands, ROW_COLUMNS):
+        dataset, counts = _rows_chunk(part, source, imputer=imputer, seed=seed, chunk=chunk)
+        chunk += 1
+        report.add(counts)
+        read += part.height
+        if progress is not None:
+            progress(read, total)
+        if dataset is None or not dataset.size:
             continue
-        rows = pl.concat(pending) if len(pending) > 1 else pending[0]
-        pending, pending_hands = [], 0
-        piece = rows.select(pl.struct("site", "hand_id").rank("dense") - 1).to_series()
-        rows = rows.with_columns((piece // chunk_hands).alias("_chunk"))
-        chunks = rows.partition_by("_chunk", as_dict=True)
-        for _, part in sorted(chunks.items(), key=lambda item: item[0]):
-            dataset, counts = _rows_chunk(
-                part.drop("_chunk"), source, imputer=imputer, seed=seed, chunk=chunk
-            )
-            chunk += 1
-            report.add(counts)
-            read += part.height
-            if progress is not None:
-                progress(read, total)
-            if dataset is None or not dataset.size:
-                continue
-            mapping = np.searchsorted(known, np.array(dataset.player_ids, dtype=str))
-            yield replace(
-                dataset,
-                hand_key=dataset.hand_key + offset,
-                player=mapping[dataset.player],
-                player_ids=player_ids,
-            )
-            offset += int(dataset.hand_key.max()) + 1
-        del rows
+        mapping = np.searchsorted(known, np.array(dataset.player_ids, dtype=str))
+        yield replace(
+            dataset,
+            hand_key=dataset.hand_key + offset,
+            player=mapping[dataset.player],
+            player_ids=player_ids,
+        )
+        offset += int(dataset.hand_key.max()) + 1
