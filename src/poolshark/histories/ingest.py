@@ -27,6 +27,12 @@ A parsed hand whose winnings could not be verified (``replay.judge``) is counted
 ``warnings`` by reason, listed in ``OUT/warnings`` and marked in its rows' ``warning``.
 A hand is a duplicate when its site and hand id were ingested before (the index), so
 re-ingesting the same files adds no rows. Keys are 64-bit hashes of site and hand id.
+The output is read back here too (``row_files``, ``scan_rows``, ``hand_chunk_frames``:
+whole hands a chunk at a time, for the trainers that stream it).
+
+Long module: the writer and its readers share one layout of the output folder; the
+workers, the three backends and the commit of staged parts are one protocol, kept
+together.
 """
 
 from __future__ import annotations
