@@ -40,7 +40,7 @@ from typing import Any
 
 import torch
 
-from common import print_table
+from common import house_parser, print_table
 
 HERE = Path(__file__).resolve().parent
 ROLLOUT_ROWS = ("pool", "model")
@@ -48,10 +48,7 @@ ROLLOUT_ROWS = ("pool", "model")
 
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="each script's quick run")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the data (default 0)")
-    parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    parser = house_parser(__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     return parser.parse_args(argv)
 

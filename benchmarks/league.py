@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from common import emit, print_table
+from common import emit, house_parser, print_table
 from poolshark.league.config import LeagueConfig
 from poolshark.league.nets import PokerNet
 from poolshark.league.rollout import EpochPlan, Experience
@@ -49,10 +49,7 @@ ARCHITECTURES = ("mlp", "cnn", "transformer")
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The house options and ``--threads`` / ``--devices``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a run of under a minute")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the league runs")
-    parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    parser = house_parser(__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     parser.add_argument("--devices", default=None, help="comma-separated torch devices")
     parser.add_argument(

@@ -63,7 +63,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from common import emit, print_table
+from common import emit, house_parser, print_table
 from poolshark.agents.bots import CallingStation
 from poolshark.agents.protocol import Agent, Decisions, Moves
 from poolshark.engine.actions import ActionSet
@@ -91,10 +91,7 @@ QUIET_CEILING = 59_500
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The house options (``--quick``, ``--seed``, ``--json``) and ``--model``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a run of under a minute")
-    parser.add_argument("--seed", type=int, default=0, help="seed for random inputs")
-    parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    parser = house_parser(__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="population-model checkpoint")
     parser.add_argument(
         "--compile", action="store_true", help="also time the student under torch.compile"

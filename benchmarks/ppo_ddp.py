@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import torch
 
-from common import emit, print_table
+from common import emit, house_parser, print_table
 from poolshark.exploit.actor_critic import ActorCritic
 from poolshark.exploit.data_parallel import PolicyAndValue
 from poolshark.exploit.ppo import ExploitConfig, build_rollout, make_policy, ppo_update
@@ -42,10 +42,7 @@ PROCESSES = (1, 2)
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The house options (``--quick``, ``--seed``, ``--json``), ``--threads``, ``--updates``."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a run of under a minute")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the rollout (default 0)")
-    parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    parser = house_parser((__doc__ or "").splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch threads per process")
     parser.add_argument("--updates", type=int, default=3, help="timed updates (default 3)")
     return parser.parse_args(argv)

@@ -52,7 +52,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from common import emit, print_table
+from common import emit, house_parser, print_table
 from poolshark.agents import Decisions, Probabilities, RandomAgent, load_agent
 from poolshark.agents.bots import CallingStation, StyleAgent
 from poolshark.engine.actions import ActionSet
@@ -110,10 +110,7 @@ class ModelLike:
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The house options (``--quick``, ``--seed``, ``--json``) and ``--device``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a run of under a minute")
-    parser.add_argument("--seed", type=int, default=0, help="seed for random inputs")
-    parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    parser = house_parser(__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu", help="torch device of the learner")
     return parser.parse_args(argv)
 

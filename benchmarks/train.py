@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from common import emit, print_table
+from common import emit, house_parser, print_table
 from poolshark.equity_net.data import generate_dataset, load_dataset, save_dataset
 from poolshark.equity_net.model import build_model, masked_mse
 from poolshark.equity_net.train import EquityTrainConfig, to_samples, train_equity
@@ -163,10 +163,7 @@ class EnoughStepsError(Exception):
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The house options (``--quick``, ``--seed``, ``--json``), ``--device``, ``--threads``."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a run of under a minute")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the data (default 0)")
-    parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    parser = house_parser((__doc__ or "").splitlines()[0])
     parser.add_argument("--device", default="cpu", help="torch device: cpu, cuda, cuda:N")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     return parser.parse_args(argv)

@@ -7,7 +7,9 @@ import numpy as np
 import torch
 
 from poolshark.limitnet.action_function import ActionFunction
+from poolshark.limitnet.observer_lines import LineRecorder
 from poolshark.limitnet.public_beliefs import DealStep
+from poolshark.limitnet.records import LimitRecords
 
 
 def random_deal(rng: np.random.Generator, seats: int, count: int) -> list[DealStep]:
@@ -48,3 +50,20 @@ def spread_model(
                 spread * torch.randn(model.type_gates.shape, generator=generator)
             )
     return model
+
+
+def assert_players_read(recorder: LineRecorder, records: LimitRecords, beliefs: np.ndarray) -> None:
+    """Every decision's summed beliefs in ``beliefs`` (one row per decision of ``records``)
+    equal, to 1e-12, what the player read in play (``recorder``'s rows, keyed by deal, seat
+    and the decision's place in the seat's line)."""
+    read = {
+        (hand, seat, k): row[3]
+        for (_, hand, seat), rows in recorder.rows.items()
+        for k, row in enumerate(rows)
+    }
+    assert len(read) == records.decisions
+    for line in range(records.lines):
+        rows = range(records.line_start[line], records.line_start[line + 1])
+        for k, row in enumerate(rows):
+            key = (int(records.deal[line]), int(records.seat[line]), k)
+            np.testing.assert_allclose(read[key], beliefs[row], atol=1e-12)

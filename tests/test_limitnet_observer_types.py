@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from limitnet_fixtures import spread_model
+from limitnet_fixtures import assert_players_read, spread_model
 from poolshark.limitnet.action_function import STAGES
 from poolshark.limitnet.agent import LimitNetAgent
 from poolshark.limitnet.fit import line_types, match_type_table, player_matches
@@ -250,17 +250,7 @@ def test_replayed_records_carry_player_types_as_play_does(
     records, observer, recorder, in_play = typed_play
     assert records.shown.sum() >= 5
     replay = replay_records(records, observer)
-    read = {
-        (hand, seat, k): row[3]
-        for (_, hand, seat), rows in recorder.rows.items()
-        for k, row in enumerate(rows)
-    }
-    assert len(read) == records.decisions
-    for line in range(records.lines):
-        rows = range(records.line_start[line], records.line_start[line + 1])
-        for k, row in enumerate(rows):
-            key = (int(records.deal[line]), int(records.seat[line]), k)
-            np.testing.assert_allclose(read[key], replay.beliefs[row], atol=1e-12)
+    assert_players_read(recorder, records, replay.beliefs)
     for match in np.unique(records.match).tolist():
         lines = np.flatnonzero(records.match == match)
         deals = np.unique(records.deal[lines])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from limitnet_fixtures import random_deal
+from limitnet_fixtures import assert_players_read, random_deal
 from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.agent import (
     LimitNetAgent,
@@ -136,17 +136,7 @@ def test_a_player_reads_the_beliefs_its_records_give(
 ) -> None:
     records, observer, recorder = observed_play
     computed = record_beliefs(records, observer)
-    read = {
-        (hand, seat, k): row[3]
-        for (_, hand, seat), rows in recorder.rows.items()
-        for k, row in enumerate(rows)
-    }
-    assert len(read) == records.decisions
-    for line in range(records.lines):
-        rows = range(records.line_start[line], records.line_start[line + 1])
-        for k, row in enumerate(rows):
-            key = (int(records.deal[line]), int(records.seat[line]), k)
-            np.testing.assert_allclose(read[key], computed[row], atol=1e-12)
+    assert_players_read(recorder, records, computed)
     assert np.abs(computed).sum() > 0
     assert np.all(computed.sum(axis=1) <= 3.0 + 1e-9)  # at most 3 opponents, each sums to 1
 
