@@ -57,6 +57,7 @@ from poolshark.league.rollout import (
     HandEnds,
     collect,
     discounted_returns,
+    lineup_keys,
     merge,
 )
 from poolshark.league.train import HISTORY_COLUMNS, epoch_plan, train_league
@@ -698,6 +699,58 @@ def test_responses_are_how_the_next_opponent_answered() -> None:
         assert (responses[actions == FOLD] == -1).all(), bot
         assert (responses[actions == CALL] != RAISE).all(), bot  # neither bot ever raises
         assert (actions == BET).sum() > 20
+
+
+def test_each_decision_knows_its_games_opponent_lineup() -> None:
+    """Heads-up against a checkpoint, the folder and the station: the line-up keys say which
+    opponent each game had, as the answers show (the folder folds to every bet, the station
+    calls every one)."""
+    config = tiny(
+        **{
+            "game.seats": 2,
+            "game.games_per_epoch": 96,
+            "net.architecture": "mlp",
+            "pool.fixed_opponents": {"folder": 1.0, "station": 1.0},
+            "pool.fixed_share": 0.6,
+        }
+    )
+    torch.manual_seed(0)
+    net = net_from_config(config.net, 2)
+    checkpoint = net_from_config(config.net, 2)
+    fixed = [load_agent("folder"), load_agent("station")]
+    experience = collect(epoch_plan(config, 0), net, [checkpoint], (0, 0, 0), fixed=fixed)
+    keys = experience.lineups
+    assert keys.shape == experience.actions.shape
+    assert set(np.unique(keys)) == {1, 2, 4}  # 2 ** kind: checkpoint 0, folder 1, station 2
+    for game in np.unique(experience.game):
+        assert np.unique(keys[experience.game == game]).size == 1
+    bets = experience.actions == BET
+    assert (experience.responses[bets & (keys == 2)] == ENGINE_FOLD).all()
+    assert (experience.responses[bets & (keys == 4)] == CHECK_CALL).all()
+    grouped = advantages(experience.returns, experience.actions, np.zeros(3), keys)
+    for key in (1, 2, 4):
+        assert grouped[keys == key].mean() == pytest.approx(0.0, abs=1e-9)
+        assert grouped[keys == key].std() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_lineup_keys_count_each_kind_of_opponent_and_skip_the_learner() -> None:
+    kinds = np.array([[0, 2, 2], [2, 0, 2], [1, 0, 0], [0, 1, 2]])
+    learner_seats = np.array([0, 1, 0, 0])
+    keys = lineup_keys(kinds, learner_seats, 3)
+    assert keys.tolist() == [18, 18, 2, 12]  # 2 * 3**2; the same; 2 * 3**0; 3**1 + 3**2
+
+
+def test_grouped_advantages_remove_each_groups_offset() -> None:
+    """A per-line-up offset (one opponent pays 100 bb more than another) leaves the grouped
+    advantages unchanged; the batch-wide ones keep it."""
+    draw = np.random.default_rng(0)
+    returns = draw.normal(size=400)
+    groups = np.repeat([1, 2], 200)
+    actions = draw.integers(3, size=400)
+    shifted = returns + np.where(groups == 2, 100.0, 0.0)
+    grouped = advantages(shifted, actions, np.zeros(3), groups)
+    np.testing.assert_allclose(grouped, advantages(returns, actions, np.zeros(3), groups))
+    assert abs(advantages(shifted, actions, np.zeros(3))[groups == 2].mean()) > 0.9
 
 
 def test_responses_six_handed_come_from_the_next_seat_to_act() -> None:

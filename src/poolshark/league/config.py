@@ -138,6 +138,8 @@ class LearningSettings(_Section):
     fitted ``value_steps`` Adam steps per epoch at ``value_learning_rate``).
     ``opponent_coef`` weights the auxiliary loss of a network with ``net.opponent_head``:
     predicting how the next opponent answers each decision (``league.reinforce``).
+    ``advantage_groups``: normalize the advantages over the whole ``batch``, or within each
+    opponent ``lineup`` (each fixed bot its own group, the checkpoints one).
     """
 
     epochs: int = Field(1000, ge=1)
@@ -157,6 +159,7 @@ class LearningSettings(_Section):
     value_learning_rate: float = Field(1e-3, gt=0.0)
     value_hidden: int = Field(128, ge=4)
     opponent_coef: float = Field(0.0, ge=0.0)
+    advantage_groups: Literal["batch", "lineup"] = "batch"
     shuffle_opponents: bool = True
 
     @model_validator(mode="after")

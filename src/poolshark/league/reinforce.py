@@ -11,7 +11,11 @@
 2. :class:`ActionBaselines` keeps, per action (fold / call / bet), the mean return of that
    action over the last ``action_baseline_window`` epochs (seed 001's per-action
    baselines), or one mean over all actions (``baseline = "pooled"``). A decision's
-   advantage is its return minus its baseline, then normalized over the whole batch. A
+   advantage is its return minus its baseline, then normalized over the whole batch, or
+   (``advantage_groups = "lineup"``) within each opponent line-up: each kind of opponent
+   then gets its own mean (a baseline that knows the opponents, still unbiased) and an
+   equal scale, so a bot whose games pay little is not drowned by one whose games swing
+   hundreds of big blinds (``docs/league.md``). A
    per-action baseline depends on the action taken, so it biases the gradient: on average
    each action's advantage is zero, and what remains compares states, not actions
    (``docs/league.md`` measures both).
@@ -178,11 +182,28 @@ def per_action(returns: Floats, actions: Int64s) -> tuple[Floats, Floats]:
     return sums, counts
 
 
-def advantages(returns: Floats, actions: Int64s, baselines: Floats) -> Floats:
-    """Return minus the action's baseline, normalized to mean 0 and std 1 over the batch."""
+def advantages(
+    returns: Floats, actions: Int64s, baselines: Floats, groups: Int64s | None = None
+) -> Floats:
+    """Return minus the action's baseline, normalized to mean 0 and std 1 over the batch, or
+    within each group of ``groups`` (one label per decision) when given."""
     raw = returns - baselines[actions]
-    centred: Floats = (raw - raw.mean()) / (raw.std() + 1e-8) if raw.size > 1 else raw * 0.0
+    if groups is None:
+        return _standardized(raw)
+    centred = np.zeros_like(raw)
+    labels, which = np.unique(groups, return_inverse=True)
+    for label in range(labels.size):
+        members = which == label
+        centred[members] = _standardized(raw[members])
     return centred
+
+
+def _standardized(values: Floats) -> Floats:
+    """Mean 0 and std 1 (zeros for fewer than two values)."""
+    if values.size < 2:
+        return values * 0.0
+    scaled: Floats = (values - values.mean()) / (values.std() + 1e-8)
+    return scaled
 
 
 def diversity_penalty(

@@ -114,6 +114,9 @@ class Experience:
     taken (a counter of the learner's calls). ``responses`` is, per decision, how the next
     other seat to act in the same hand answered it (fold 0, check/call 1, bet/raise 2; -1
     when nobody acted after it), the target of the network's ``opponent_head``.
+    ``lineups`` is, per decision, its game's opponent line-up as one integer
+    (:func:`lineup_keys`: how many seats each kind of opponent holds, every checkpoint one
+    kind), the same in every collection of an epoch.
     """
 
     inputs: InputArrays
@@ -129,6 +132,7 @@ class Experience:
     sequence: Int64s
     hand_ends: HandEnds
     responses: Int64s
+    lineups: Int64s
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -170,6 +174,7 @@ def merge(parts: Sequence[Experience]) -> Experience:
         sequence=np.concatenate([p.sequence for p in parts]),
         hand_ends=hand_ends,
         responses=np.concatenate([p.responses for p in parts]),
+        lineups=np.concatenate([p.lineups for p in parts]),
         seconds=seconds,
     )
 
@@ -392,6 +397,11 @@ class _Collection:
             drawn = np.where(use_fixed, 1 + checkpoints + which, drawn)
         return drawn.astype(np.int64)
 
+    def _lineups(self) -> Int64s:
+        """(games,) each game's opponent line-up key (:func:`lineup_keys`)."""
+        kinds = np.maximum(self.owners - len(self.opponents), 0)  # checkpoints 0, fixed i: i+1
+        return lineup_keys(kinds, self.learner_seat, self.plan.game.seats)
+
     def _fresh_stacks(self, count: int, seats: int, big: int) -> Int64s:
         game = self.plan.game
         low, high = game.stack_lo_bb * big, game.stack_hi_bb * big
@@ -497,6 +507,7 @@ class _Collection:
         total = time.perf_counter() - start
         log = self.log
         hand = log.joined("hand", np.int64)
+        game = log.joined("game", np.int64)
         rewards = np.asarray(self.hand_reward)
         hand_game = np.asarray(self.hand_game, dtype=np.int64)
         hand_returns = discounted_returns(rewards, hand_game, self.plan.game.hand_reward_decay)
@@ -512,7 +523,7 @@ class _Collection:
                 if log.inputs
                 else empty_inputs(self.plan.game.seats)
             ),
-            game=log.joined("game", np.int64),
+            game=game,
             new_hand=log.joined("new_hand", np.bool_),
             actions=log.joined("actions", np.int64),
             sizes=log.joined("sizes", np.float32),
@@ -524,8 +535,21 @@ class _Collection:
             sequence=log.joined("sequence", np.int64),
             hand_ends=log.hand_ends(self.plan.game.seats),
             responses=log.joined_responses(),
+            lineups=self._lineups()[game] if game.size else np.zeros(0, dtype=np.int64),
             seconds=seconds,
         )
+
+
+def lineup_keys(kinds: Int64s, learner_seats: Int64s, seats: int) -> Int64s:
+    """(games,) one integer per game's opponent line-up: ``sum(count_k * seats ** k)`` over
+    the opponent kinds ``k`` of the ``(games, seats)`` array ``kinds`` (the learner's seat
+    left out), so two games share a key exactly when they hold the same opponents."""
+    games = np.arange(kinds.shape[0])
+    opponent = np.ones(kinds.shape, dtype=np.bool_)
+    opponent[games, learner_seats] = False
+    powers = np.power(seats, kinds, dtype=np.int64)
+    keys: Int64s = (powers * opponent).sum(axis=1).astype(np.int64)
+    return keys
 
 
 def discounted_returns(rewards: Floats, games: Int64s, decay: float) -> Floats:

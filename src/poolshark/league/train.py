@@ -310,17 +310,19 @@ def _advantages(
     """The epoch's normalized advantages (by the configured baseline) and the value
     baseline's loss after fitting this epoch's returns (0 without one)."""
     returns, actions = experience.returns, experience.actions
+    groups = experience.lineups if config.learning.advantage_groups == "lineup" else None
     if learner.critic is None or learner.critic_optimizer is None:
         values = learner.baselines.values(returns, actions)
         learner.baselines.update(returns, actions)
-        return advantages(returns, actions, values), 0.0
+        return advantages(returns, actions, values, groups), 0.0
     inputs = PolicyInputs.of(experience.inputs, device)
     with torch.no_grad():
         predicted = learner.critic(inputs).cpu().numpy().astype(np.float64)
     target = torch.from_numpy(returns).to(device=device, dtype=torch.float32)
     steps = config.learning.value_steps
     value_loss = fit_values(learner.critic, learner.critic_optimizer, inputs, target, steps)
-    return advantages(returns - predicted, actions, np.zeros(len(ACTION_NAMES))), value_loss
+    zero = np.zeros(len(ACTION_NAMES))
+    return advantages(returns - predicted, actions, zero, groups), value_loss
 
 
 def _epoch(
