@@ -510,7 +510,7 @@ def test_selected_hands_are_the_same_hands(hands) -> None:  # type: ignore[no-un
 
 def test_oracle_range_source_spec() -> None:
     pytest.importorskip("poolshark.oracle.model")
-    with pytest.raises(ValueError, match="no checkpoint"):
+    with pytest.raises(ValueError, match="no range-oracle checkpoint"):
         range_source_from_spec("oracle:/nowhere/best.pt")
 
 

@@ -254,7 +254,7 @@ def test_a_killed_run_resumes_to_the_same_weights(
 def test_resume_refuses_missing_foreign_or_changed_runs(data_file: Path, tmp_path: Path) -> None:
     """Resuming needs last.pt and the same config; a new run will not overwrite one."""
     config = tiny_config(data_file, tmp_path / "run", epochs=1)
-    with pytest.raises(TrainingError, match="no checkpoint"):
+    with pytest.raises(TrainingError, match="no equity-network checkpoint"):
         train_equity(config, resume=True)
     train_equity(config)
     with pytest.raises(TrainingError, match="exists"):

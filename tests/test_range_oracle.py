@@ -357,7 +357,7 @@ def test_checkpoints_must_be_range_oracles(tmp_path: Path) -> None:
     torch.save({"kind": "equity-net"}, tmp_path / "other.pt")
     with pytest.raises(OracleError, match="not a range-oracle"):
         read_oracle_checkpoint(tmp_path / "other.pt")
-    with pytest.raises(OracleError, match="no checkpoint"):
+    with pytest.raises(OracleError, match="no range-oracle checkpoint"):
         RangeOracle.load(tmp_path / "missing.pt")
 
 

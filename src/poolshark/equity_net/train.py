@@ -53,6 +53,7 @@ from poolshark.training.common import (
     check_device_name,
     check_run_folder,
     count_parameters,
+    read_checkpoint_of,
     require_device,
     restore_run,
     save_atomic,
@@ -290,16 +291,9 @@ def evaluate(model: EquityNet, samples: Samples, batch_size: int = EVAL_BATCH) -
 
 def read_checkpoint(path: Path, device: str = "cpu") -> dict[str, Any]:
     """A checkpoint's dict, loaded with ``weights_only=True``; errors name the file."""
-    path = Path(path)
-    if not path.is_file():
-        raise TrainingError(f"no checkpoint at {str(path)!r}")
-    try:
-        payload = torch.load(path, map_location=torch.device(device), weights_only=True)
-    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
-        raise TrainingError(f"cannot read checkpoint {str(path)!r}: {error}") from None
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise TrainingError(f"{str(path)!r} is not an equity-network checkpoint")
-    return payload
+    return read_checkpoint_of(
+        path, "equity-network", CHECKPOINT_FORMAT, device, TrainingError, kind_field=False
+    )
 
 
 def load_equity_net(path: Path, device: str = "cpu") -> tuple[EquityNet, dict[str, Any]]:

@@ -45,6 +45,7 @@ from poolshark.oracle.batches import OracleBatch, example_starts, make_batch
 from poolshark.oracle.data import OracleData, from_query
 from poolshark.oracle.features import COMBO_FEATURES, TOKEN_FEATURES
 from poolshark.pool.ranges import RangeQuery
+from poolshark.training.common import read_checkpoint_of
 
 Float32s = npt.NDArray[np.float32]
 
@@ -248,16 +249,7 @@ def build_oracle(hyperparameters: dict[str, Any] | None = None) -> OracleNet:
 
 def read_oracle_checkpoint(path: Path | str, device: str = "cpu") -> dict[str, Any]:
     """A range-oracle checkpoint's dict, loaded with ``weights_only=True``."""
-    path = Path(path)
-    if not path.is_file():
-        raise OracleError(f"no checkpoint at {str(path)!r}")
-    try:
-        payload = torch.load(path, map_location=torch.device(device), weights_only=True)
-    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
-        raise OracleError(f"cannot read checkpoint {str(path)!r}: {error}") from None
-    if not isinstance(payload, dict) or payload.get("kind") != CHECKPOINT_KIND:
-        raise OracleError(f"{str(path)!r} is not a range-oracle checkpoint")
-    return payload
+    return read_checkpoint_of(Path(path), CHECKPOINT_KIND, None, device, OracleError)
 
 
 class RangeOracle:

@@ -59,6 +59,7 @@ from poolshark.population.model import (
     build_population_net,
 )
 from poolshark.population.states import DecisionStates, HandLogs
+from poolshark.training.common import read_checkpoint_of
 
 Floats = npt.NDArray[np.float64]
 Float32s = npt.NDArray[np.float32]
@@ -328,15 +329,7 @@ class PolicyPosterior:
 def read_population_checkpoint(path: str | Path) -> tuple[PopulationNet, str]:
     """The network of a population-model checkpoint (``kind`` ``population-model``) and
     the spec of the range view it was trained with."""
-    file = Path(path)
-    if not file.is_file():
-        raise PolicyPosteriorError(f"no population-model checkpoint at {str(file)!r}")
-    try:
-        payload = torch.load(file, map_location="cpu", weights_only=True)
-    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
-        raise PolicyPosteriorError(f"cannot read checkpoint {str(file)!r}: {error}") from None
-    if not isinstance(payload, dict) or payload.get("kind") != CHECKPOINT_KIND:
-        raise PolicyPosteriorError(f"{str(file)!r} is not a population-model checkpoint")
+    payload = read_checkpoint_of(Path(path), CHECKPOINT_KIND, None, "cpu", PolicyPosteriorError)
     model = build_population_net(dict(payload["hyperparameters"]))
     model.load_state_dict(payload["model"])
     return model, str(payload.get("range_source", "none"))

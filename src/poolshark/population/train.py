@@ -90,6 +90,7 @@ from poolshark.training.common import (
     autocast,
     check_device_name,
     count_parameters,
+    read_checkpoint_of,
     require_device,
     restore_run,
     save_atomic,
@@ -441,16 +442,7 @@ def size_fractions(target: Int64s, fraction: npt.NDArray[np.float32]) -> list[fl
 
 def read_checkpoint(path: Path, device: str = "cpu") -> dict[str, Any]:
     """A population-model checkpoint's dict (``weights_only=True``); errors name the file."""
-    path = Path(path)
-    if not path.is_file():
-        raise PopulationTrainingError(f"no checkpoint at {str(path)!r}")
-    try:
-        payload = torch.load(path, map_location=torch.device(device), weights_only=True)
-    except Exception as error:  # a damaged file can fail in zipfile, pickle or torch
-        raise PopulationTrainingError(f"cannot read checkpoint {str(path)!r}: {error}") from None
-    if not isinstance(payload, dict) or payload.get("kind") != CHECKPOINT_KIND:
-        raise PopulationTrainingError(f"{str(path)!r} is not a population-model checkpoint")
-    return payload
+    return read_checkpoint_of(path, CHECKPOINT_KIND, None, device, PopulationTrainingError)
 
 
 def load_population_net(path: Path, device: str = "cpu") -> tuple[PopulationNet, dict[str, Any]]:

@@ -54,11 +54,18 @@ def save_atomic(payload: dict[str, Any], path: Path) -> None:
 
 
 def read_checkpoint_of(
-    path: Path, kind: str, version: str, device: str, error: type[ValueError]
+    path: Path,
+    kind: str,
+    version: str | None,
+    device: str,
+    error: type[ValueError],
+    *,
+    kind_field: bool = True,
 ) -> dict[str, Any]:
     """A checkpoint's dict read with ``weights_only=True``, checked to carry ``kind`` and
-    format ``version``; ``error`` names the file and what is wrong (missing, unreadable,
-    another kind, another format)."""
+    format ``version`` (``None``: any format; ``kind_field=False``: files that carry no
+    ``kind``, known by their format alone); ``error`` names the file and what is wrong
+    (missing, unreadable, another kind, another format)."""
     path = Path(path)
     article = "an" if kind[:1] in "aeiou" else "a"
     if not path.is_file():
@@ -67,9 +74,11 @@ def read_checkpoint_of(
         payload = torch.load(path, map_location=torch.device(device), weights_only=True)
     except Exception as problem:  # a damaged file can fail in zipfile, pickle or torch
         raise error(f"cannot read checkpoint {str(path)!r}: {problem}") from None
-    if not isinstance(payload, dict) or payload.get("kind") != kind:
+    if not isinstance(payload, dict) or (kind_field and payload.get("kind") != kind):
         raise error(f"{str(path)!r} is not {article} {kind} checkpoint")
-    if payload.get("format") != version:
+    if version is not None and payload.get("format") != version:
+        if not kind_field:
+            raise error(f"{str(path)!r} is not {article} {kind} checkpoint")
         raise error(
             f"{str(path)!r} has format {payload.get('format')!r}; this version reads {version!r}"
         )
