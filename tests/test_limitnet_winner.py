@@ -226,7 +226,17 @@ def test_winner_command_reports_the_held_out_log_loss(
     save_model(model, tmp_path / "observed.pt", extra=observer_payload(observer, model))
     args = ["limit", "winner", str(tmp_path / "records.npz"), "--model"]
     result = CliRunner().invoke(
-        app, [*args, str(tmp_path / "observed.pt"), "--steps", "5", "--holdout", "0.5", "--json"]
+        app,
+        [
+            *args,
+            str(tmp_path / "observed.pt"),
+            "--steps",
+            "5",
+            "--holdout",
+            "0.5",
+            "--ceiling",
+            "--json",
+        ],
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

@@ -22,16 +22,24 @@ def winner_command(
         Path,
         typer.Option(help="A model with its observer (the .pt `limit observe` writes)."),
     ],
-    steps: Annotated[int, typer.Option(help="Gradient steps on log q.")] = 200,
-    learning_rate: Annotated[float, typer.Option("--lr", help="Step size.")] = 5.0,
+    steps: Annotated[int, typer.Option(help="Gradient steps on log q.")] = 100,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Step size.")] = 10.0,
     max_players: Annotated[
-        int, typer.Option(help="Largest showdown enumerated (types ** players tuples).")
-    ] = 6,
+        int,
+        typer.Option(help="Largest showdown kept (types ** players tuples enumerated)."),
+    ] = 4,
     thin: Annotated[
         bool,
         typer.Option(
             help="The thesis's saving: train on a showdown of n > 3 players with probability "
             "types**3 / types**n, its weight scaled by the inverse."
+        ),
+    ] = False,
+    ceiling: Annotated[
+        bool,
+        typer.Option(
+            help="Also fit and score a model on the shown strength buckets as known types "
+            "(reads the cards: what the 8 types could tell at best; slow)."
         ),
     ] = False,
     holdout: Annotated[float, typer.Option(help="Share of matches held out.")] = 0.2,
@@ -43,8 +51,8 @@ def winner_command(
     player's river card-type belief, built by the model's observer from the actions alone
     (never the shown cards), by gradient ascent on log q over the training matches'
     showdowns; print the held-out mean log-loss of the winner (nats per showdown, split pots
-    shared) against 1/n, the same model on no-action beliefs, and a model fitted on the
-    shown strength buckets (a ceiling that reads the cards)."""
+    shared) against 1/n, the same model on no-action beliefs and, with --ceiling, a model
+    fitted on the shown strength buckets (which reads the cards)."""
     from poolshark.limitnet.agent import load_player  # lazy: torch, CLI start
     from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
     from poolshark.limitnet.winner import fit_winner_to_records  # lazy: torch, CLI start
@@ -63,6 +71,7 @@ def winner_command(
             max_players=max_players,
             thin=thin,
             seed=seed,
+            ceiling=ceiling,
         )
     report = {
         "records": str(records_path),
@@ -71,11 +80,12 @@ def winner_command(
         "learning_rate": learning_rate,
         "max_players": max_players,
         "thin": thin,
+        "ceiling": ceiling,
         "seed": seed,
         "train_showdowns": result.train_showdowns,
         "fitted_showdowns": result.fitted_showdowns,
         "log_q": result.model.log_q.tolist(),
-        "shown_log_q": result.shown_model.log_q.tolist(),
+        "shown_log_q": None if result.shown_model is None else result.shown_model.log_q.tolist(),
         "train_log_likelihood": [result.course[0], result.course[-1]],
         "held_out_log_loss": result.log_loss,
         "held_out_by_players": {str(n): row for n, row in result.by_players.items()},
@@ -88,8 +98,9 @@ def winner_command(
         "training showdowns)",
         title_justify="left",
     )
-    names = ("uniform", "prior", "actions", "shown")
-    for column in ("players", "showdowns", "1/n", "no beliefs", "action beliefs", "shown buckets"):
+    names = ("uniform", "prior", "actions", "shown") if ceiling else ("uniform", "prior", "actions")
+    columns = ("players", "showdowns", "1/n", "no beliefs", "action beliefs", "shown buckets")
+    for column in columns[: 2 + len(names)]:
         table.add_column(column, justify="right")
     for players, row in result.by_players.items():
         table.add_row(str(players), f"{row['showdowns']:.0f}", *(f"{row[n]:.4f}" for n in names))

@@ -8,8 +8,8 @@ given each showdown player's river card-type belief, built from the actions alon
   exactly by enumerating the ``types ** n`` tuples (:func:`win_probabilities`).
 * **Split pots**: a tie's winners share the outcome; each winner carries weight
   ``1 / |winners|`` in the log-likelihood (``Showdown.winners``).
-* **Cost**: showdowns with more than ``max_players`` players are left out (default 6: a
-  6-seat table's largest). :func:`thin_large_showdowns` is the thesis's saving: above 3
+* **Cost**: showdowns with more than ``max_players`` players are left out (default 4).
+  :func:`thin_large_showdowns` is the thesis's saving: above 3
   players keep a showdown with probability ``types**3 / types**n`` and scale its weight by
   the inverse, which keeps the expected gradient.
 * **Scale**: multiplying every ``q`` by one constant changes nothing, so ``log q`` is kept
@@ -38,8 +38,9 @@ from poolshark.limitnet.records import LimitRecords
 Floats = npt.NDArray[np.float64]
 Int64s = npt.NDArray[np.int64]
 
-MAX_PLAYERS = 6
-"""Largest showdown enumerated by default (``8 ** 6`` type tuples)."""
+MAX_PLAYERS = 4
+"""Largest showdown kept by default (``8 ** 4`` type tuples; larger ones are about 1.5% of
+the synthetic pool's six-seat showdowns and cost 8 or 64 times as much each)."""
 
 FULL_PLAYERS = 3
 """Showdowns up to this many players are always kept by :func:`thin_large_showdowns`."""
@@ -145,6 +146,21 @@ def stack_showdowns(showdowns: Sequence[Showdown]) -> list[ShowdownGroup]:
     ]
 
 
+def share_moves(tuples: Int64s, shares: Floats, types: int) -> Floats:
+    """(tuples, n * types) each tuple's share derivatives in ``log q``: ``s_i (1[c_i = k] -
+    sum_j 1[c_j = k] s_j)``, player-major."""
+    count, players = tuples.shape
+    rows = np.arange(count)
+    mixed = np.zeros((count, types))
+    for player in range(players):
+        np.add.at(mixed, (rows, tuples[:, player]), shares[:, player])
+    moves = -shares[:, :, None] * mixed[:, None, :]
+    for player in range(players):
+        moves[rows, player, tuples[:, player]] += shares[:, player]
+    out: Floats = moves.reshape(count, -1)
+    return out
+
+
 class WinnerModel:
     """Eq. 4-7's parameters ``log_q`` (types,), kept at mean zero: ``q`` is the relative
     strength of each river card type at a showdown."""
@@ -190,8 +206,7 @@ class WinnerModel:
         self, groups: Sequence[ShowdownGroup], with_gradient: bool = True
     ) -> tuple[float, Floats]:
         """The weighted log-likelihood of stacked showdowns and (zeros without
-        ``with_gradient``) its gradient in ``log_q``: a tuple's share ``s_i`` moves by
-        ``s_i (1[c_i = k] - sum_j 1[c_j = k] s_j)`` per unit of ``log q_k``."""
+        ``with_gradient``) its gradient in ``log_q``, through :func:`share_moves`."""
         q = self.q
         total = 0.0
         gradient = np.zeros(self.types)
@@ -200,11 +215,7 @@ class WinnerModel:
             tuples, shares = tuple_shares(q, players)
             moves = np.empty((len(tuples), 0))
             if with_gradient:
-                one_hot = (tuples[:, :, None] == np.arange(self.types)).astype(np.float64)
-                mixed = np.einsum("tn,tnk->tk", shares, one_hot)
-                moves = (shares[:, :, None] * (one_hot - mixed[:, None, :])).reshape(
-                    len(tuples), -1
-                )
+                moves = share_moves(tuples, shares, self.types)
             block = max(1, TUPLE_BLOCK // len(tuples))
             for start in range(0, group.beliefs.shape[0], block):
                 weights = tuple_weights(group.beliefs[start : start + block], tuples)
@@ -218,7 +229,7 @@ class WinnerModel:
         return total, gradient
 
     def fit(
-        self, showdowns: Sequence[Showdown], steps: int, learning_rate: float = 5.0
+        self, showdowns: Sequence[Showdown], steps: int, learning_rate: float = 10.0
     ) -> list[float]:
         """``steps`` gradient-ascent steps on ``log_q`` for the mean weighted
         log-likelihood, re-centred after each; that mean before each step and after the
@@ -289,9 +300,9 @@ def winner_shares(holes: Sequence[tuple[int, ...]], board: tuple[int, ...]) -> F
 
 def river_belief(observer: Observer, line: PlayerLine) -> Floats:
     """(types,) the belief after the line's last action, on the river, from its actions
-    only: the line's showdown bucket is dropped before :meth:`Observer.beliefs`."""
+    only: any showdown bucket is dropped before :meth:`Observer.beliefs`."""
     if line.last_stage != STAGES - 1:
-        raise WinnerError("a showdown belief needs a line that reached the river")
+        raise WinnerError("a showdown belief needs a line that acted on the river")
     belief: Floats = observer.beliefs(replace(line, shown=-1))[-1]
     return belief
 
@@ -325,6 +336,7 @@ def record_showdowns(
     if source not in BELIEF_SOURCES:
         raise WinnerError(f"source must be one of {BELIEF_SOURCES}, got {source!r}")
     shown = np.flatnonzero(records.shown)
+    unshown = replace(records, shown=np.zeros_like(records.shown))  # no bucket in the lines
     deals: dict[int, list[int]] = {}
     for line in shown.tolist():
         deals.setdefault(int(records.deal[line]), []).append(line)
@@ -332,10 +344,12 @@ def record_showdowns(
     for deal, members in deals.items():
         if not 2 <= len(members) <= max_players:
             continue
-        lines = record_lines(records, np.asarray(members, dtype=np.int64), observer.types)
+        chosen = np.asarray(members, dtype=np.int64)
         if source == "shown":
+            lines = record_lines(records, chosen, observer.types)
             beliefs = np.eye(observer.types)[[line.shown for line in lines]]
         else:
+            lines = record_lines(unshown, chosen, observer.types)
             belief_of = prior_river_belief if source == "prior" else river_belief
             beliefs = np.stack([belief_of(observer, line) for line in lines])
         first = members[0]
@@ -357,11 +371,11 @@ class WinnerEvaluation:
     """A winner-model fit on training showdowns and its held-out scores: mean log-loss of
     the winner (nats per showdown) under ``actions`` (the fitted model on the observer's
     beliefs), ``uniform`` (1 / n), ``prior`` (the model on no-action beliefs) and
-    ``shown`` (a model fitted to the shown strength buckets as known types: a ceiling
-    that reads the cards), overall (``log_loss``) and by players at the showdown."""
+    ``shown`` (when asked: a model fitted to the shown strength buckets as known types, a
+    ceiling that reads the cards), overall (``log_loss``) and by players at the showdown."""
 
     model: WinnerModel
-    shown_model: WinnerModel
+    shown_model: WinnerModel | None
     course: list[float]
     train_showdowns: int
     fitted_showdowns: int
@@ -384,18 +398,21 @@ def fit_winner_to_records(
     observer: Observer,
     *,
     steps: int,
-    learning_rate: float = 5.0,
+    learning_rate: float = 10.0,
     max_players: int = MAX_PLAYERS,
     thin: bool = False,
     seed: int = 0,
+    ceiling: bool = False,
 ) -> WinnerEvaluation:
     """Fit eq. 4-7 to ``train``'s showdowns (with ``thin``, the thesis's thinning of those
-    above 3 players) on the observer's action beliefs, and score ``held_out``'s."""
+    above 3 players) on the observer's action beliefs, and score ``held_out``'s; with
+    ``ceiling`` also the shown-bucket model (slow: each shown hand's strength is counted
+    against the 990 other hole pairs)."""
     fitted: dict[str, WinnerModel] = {}
     held: dict[str, list[Showdown]] = {}
     course: list[float] = []
     counts = (0, 0)
-    for source in BELIEF_SOURCES:
+    for source in BELIEF_SOURCES if ceiling else BELIEF_SOURCES[:2]:
         rows = record_showdowns(train, observer, max_players=max_players, source=source)
         recorded = len(rows)
         if thin:
@@ -415,7 +432,7 @@ def fit_winner_to_records(
         by_players[players] = {"showdowns": float(len(subset["actions"])), **scores(subset, fitted)}
     return WinnerEvaluation(
         model=fitted["actions"],
-        shown_model=fitted["shown"],
+        shown_model=fitted.get("shown"),
         course=course,
         train_showdowns=counts[0],
         fitted_showdowns=counts[1],
