@@ -5,13 +5,13 @@ given each showdown player's river card-type belief, built from the actions alon
   showdown, ``q`` one strictly positive parameter per card type, learnt as ``log q``.
 * **Beliefs instead of types**: each player's type is drawn from its own belief, so
   ``P(W = i) = sum over type tuples c of prod_j b_j(c_j) q[c_i] / sum_j q[c_j]``, computed
-  exactly by enumerating the ``types ** n`` tuples (:func:`win_probabilities`).
+  exactly by enumerating the ``types ** n`` tuples (:func:`win_probabilities_batch`).
 * **Split pots**: a tie's winners share the outcome; each winner carries weight
   ``1 / |winners|`` in the log-likelihood (``Showdown.winners``).
 * **Cost**: showdowns with more than ``max_players`` players are left out (default 4).
-  :func:`thin_large_showdowns` is the thesis's saving: above 3
-  players keep a showdown with probability ``types**3 / types**n`` and scale its weight by
-  the inverse, which keeps the expected gradient.
+  :func:`thin_large_showdowns` is the thesis's saving: above 3 players keep a showdown
+  with probability ``types**3 / types**n`` and scale its weight by the inverse, which
+  keeps the expected gradient.
 * **Scale**: multiplying every ``q`` by one constant changes nothing, so ``log q`` is kept
   at mean zero.
 
@@ -28,10 +28,11 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
+import torch
 
 from poolshark.cards.evaluator import evaluate_indices
 from poolshark.limitnet.action_function import CARD_TYPES, STAGES
-from poolshark.limitnet.observer import Observer, PlayerLine
+from poolshark.limitnet.observer import Observer, PlayerLine, join_lines
 from poolshark.limitnet.observer_lines import record_lines
 from poolshark.limitnet.records import LimitRecords
 
@@ -298,13 +299,22 @@ def winner_shares(holes: Sequence[tuple[int, ...]], board: tuple[int, ...]) -> F
     return shares
 
 
-def river_belief(observer: Observer, line: PlayerLine) -> Floats:
-    """(types,) the belief after the line's last action, on the river, from its actions
-    only: any showdown bucket is dropped before :meth:`Observer.beliefs`."""
-    if line.last_stage != STAGES - 1:
+def river_beliefs(observer: Observer, lines: Sequence[PlayerLine]) -> Floats:
+    """(L, types) each line's belief after its last action, on the river, from its actions
+    only (any showdown bucket dropped before :meth:`Observer.beliefs`); the emission runs
+    once over every line's decisions."""
+    if any(line.last_stage != STAGES - 1 for line in lines):
         raise WinnerError("a showdown belief needs a line that acted on the river")
-    belief: Floats = observer.beliefs(replace(line, shown=-1))[-1]
-    return belief
+    with torch.no_grad():
+        joined = observer.taken_log_likelihoods(join_lines(list(lines)), None, None)
+    likelihoods = joined.exp().numpy()
+    starts = np.cumsum([0] + [line.stages.size for line in lines])
+    return np.stack(
+        [
+            observer.beliefs(replace(line, shown=-1), likelihoods[starts[k] : starts[k + 1]])[-1]
+            for k, line in enumerate(lines)
+        ]
+    )
 
 
 def prior_river_belief(observer: Observer, line: PlayerLine) -> Floats:
@@ -336,33 +346,36 @@ def record_showdowns(
     if source not in BELIEF_SOURCES:
         raise WinnerError(f"source must be one of {BELIEF_SOURCES}, got {source!r}")
     shown = np.flatnonzero(records.shown)
-    unshown = replace(records, shown=np.zeros_like(records.shown))  # no bucket in the lines
     deals: dict[int, list[int]] = {}
     for line in shown.tolist():
         deals.setdefault(int(records.deal[line]), []).append(line)
-    showdowns = []
-    for deal, members in deals.items():
-        if not 2 <= len(members) <= max_players:
-            continue
-        chosen = np.asarray(members, dtype=np.int64)
-        if source == "shown":
-            lines = record_lines(records, chosen, observer.types)
-            beliefs = np.eye(observer.types)[[line.shown for line in lines]]
+    kept = {deal: members for deal, members in deals.items() if 2 <= len(members) <= max_players}
+    chosen = np.asarray([line for members in kept.values() for line in members], dtype=np.int64)
+    if source == "shown":
+        lines = record_lines(records, chosen, observer.types)
+        beliefs = np.eye(observer.types)[[line.shown for line in lines]]
+    else:
+        unshown = replace(records, shown=np.zeros_like(records.shown))  # no bucket computed
+        lines = record_lines(unshown, chosen, observer.types)
+        if source == "prior":
+            beliefs = np.stack([prior_river_belief(observer, line) for line in lines])
         else:
-            lines = record_lines(unshown, chosen, observer.types)
-            belief_of = prior_river_belief if source == "prior" else river_belief
-            beliefs = np.stack([belief_of(observer, line) for line in lines])
+            beliefs = river_beliefs(observer, lines) if lines else np.zeros((0, observer.types))
+    showdowns = []
+    start = 0
+    for deal, members in kept.items():
         first = members[0]
         board = tuple(int(card) for card in records.boards[first, : records.board_shown[first]])
         holes = [tuple(int(card) for card in records.holes[line]) for line in members]
         showdowns.append(
             Showdown(
-                beliefs,
+                beliefs[start : start + len(members)],
                 winner_shares(holes, board),
                 deal=deal,
                 seats=tuple(int(records.seat[line]) for line in members),
             )
         )
+        start += len(members)
     return showdowns
 
 
