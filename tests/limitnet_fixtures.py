@@ -1,15 +1,17 @@
 """Test fixtures shared by the limit network's belief tests: random deals for the public
-beliefs and action functions whose types change the play."""
+beliefs, action functions whose types change the play, and recorded matches of the
+shipped limit pool."""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
 
+from poolshark.agents.limit_styles import LIMIT_POOL, LIMIT_STYLES, LimitStyleAgent
 from poolshark.limitnet.action_function import ActionFunction
 from poolshark.limitnet.observer_lines import LineRecorder
 from poolshark.limitnet.public_beliefs import DealStep
-from poolshark.limitnet.records import LimitRecords
+from poolshark.limitnet.records import LimitRecords, record_matches
 
 
 def random_deal(rng: np.random.Generator, seats: int, count: int) -> list[DealStep]:
@@ -67,3 +69,18 @@ def assert_players_read(recorder: LineRecorder, records: LimitRecords, beliefs: 
         for k, row in enumerate(rows):
             key = (int(records.deal[line]), int(records.seat[line]), k)
             np.testing.assert_allclose(read[key], beliefs[row], atol=1e-12)
+
+
+def pool_records(matches: int, deals: int, seed: int) -> LimitRecords:
+    """Matches of the shipped limit pool, each player's own strategy kept as the truth."""
+    names = list(LIMIT_POOL)
+    agents = [LimitStyleAgent(LIMIT_STYLES[name]) for name in names]
+    return record_matches(
+        agents,
+        [LIMIT_POOL[name] for name in names],
+        matches=matches,
+        deals=deals,
+        seed=seed,
+        names=names,
+        policies=[agent.probabilities for agent in agents],
+    )

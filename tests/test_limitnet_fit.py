@@ -11,8 +11,9 @@ import pytest
 import torch
 from scipy import stats
 
+from limitnet_fixtures import pool_records
 from poolshark.agents.bots import CallingStation
-from poolshark.agents.limit_styles import LIMIT_POOL, LIMIT_STYLES, LimitStyleAgent
+from poolshark.agents.limit_styles import LIMIT_STYLES, LimitStyleAgent
 from poolshark.agents.protocol import AgentError
 from poolshark.cards.combos import COMBO_CARDS, COMBO_INDEX
 from poolshark.engine.config import Betting
@@ -42,21 +43,6 @@ from poolshark.limitnet.fit import (
 from poolshark.limitnet.records import LimitRecords, RecordsError, record_matches
 
 torch.set_num_threads(1)
-
-
-def pool_records(matches: int, deals: int, seed: int) -> LimitRecords:
-    """Matches of the shipped limit pool, each player's own strategy kept as the truth."""
-    names = list(LIMIT_POOL)
-    agents = [LimitStyleAgent(LIMIT_STYLES[name]) for name in names]
-    return record_matches(
-        agents,
-        [LIMIT_POOL[name] for name in names],
-        matches=matches,
-        deals=deals,
-        seed=seed,
-        names=names,
-        policies=[agent.probabilities for agent in agents],
-    )
 
 
 @pytest.fixture(scope="module")

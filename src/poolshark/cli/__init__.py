@@ -15,6 +15,7 @@ from poolshark.cli import (
     leaks,
     limit,
     limit_population,
+    limit_winner,
     models,
     oracle,
     pool,
@@ -47,6 +48,7 @@ limit.app.command("record")(limit_population.record_command)
 limit.app.command("fit")(limit_population.fit_command)
 limit.app.command("observe")(limit_population.observe_command)
 limit.app.command("exploit")(limit_population.exploit_command)
+limit.app.command("winner")(limit_winner.winner_command)
 app.add_typer(limit.app, name="limit")
 app.add_typer(league.app, name="league")
 app.command("stats")(stats.stats_command)

@@ -48,7 +48,7 @@ def _population(specs: list[str] | None) -> tuple[list[str], list[Agent], list[f
     return names, agents, weights
 
 
-def _split_records(
+def split_records(
     records_path: Path, holdout: float, seed: int, threads: int
 ) -> tuple[LimitRecords, LimitRecords]:
     """The records split by whole matches into (training, held out), after checking the
@@ -185,7 +185,7 @@ def fit_command(
     from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
 
     with user_errors():
-        main, held = _split_records(records_path, holdout, seed, threads)
+        main, held = split_records(records_path, holdout, seed, threads)
         config = FitConfig(
             rounds=rounds,
             epochs=epochs,
@@ -332,7 +332,7 @@ def observe_command(
     from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
 
     with user_errors():
-        main, held = _split_records(records_path, holdout, seed, threads)
+        main, held = split_records(records_path, holdout, seed, threads)
         saved = load_player(model)
         start = saved.observer
         if start is None:

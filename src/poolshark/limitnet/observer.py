@@ -449,10 +449,12 @@ class Observer:
         likelihoods = self.action_likelihoods(line, player_type)
         return forward_backward(*self.stage_inputs(line, likelihoods))
 
-    def beliefs(self, line: PlayerLine) -> Floats:
+    def beliefs(self, line: PlayerLine, likelihoods: Floats | None = None) -> Floats:
         """(T + 1, types): the belief before each decision (what the opponents read) and
-        after the last; a stage change applies its transition, a showdown its bucket."""
-        likelihoods = self.action_likelihoods(line)
+        after the last; a stage change applies its transition, a showdown its bucket.
+        ``likelihoods`` are :meth:`action_likelihoods` when already computed in a batch."""
+        if likelihoods is None:
+            likelihoods = self.action_likelihoods(line)
         belief = self.initial()
         stage = 0
         out = []
