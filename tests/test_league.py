@@ -387,6 +387,34 @@ def test_the_end_of_hand_inputs_hold_the_whole_hand() -> None:
     assert inputs.opponents[1, 0, O_FOLDED] == 0
 
 
+def test_a_second_match_starts_with_a_fresh_memory() -> None:
+    """The same agent object playing two matches in a row (``league eval`` plays one
+    opponent after another) plays the second as a fresh agent would: a new batch of tables
+    clears the game states, so no memory of the first opponent leaks into the second."""
+    config = tiny(**{"game.seats": 2, "net.hand_end_step": True})
+    torch.manual_seed(0)
+    net = net_from_config(config.net, 2)
+
+    def won(agent: Any, opponent: Any, seed: int) -> int:
+        match = play_match(
+            [agent, opponent],
+            default_lineup(2, 2, against=True),
+            MatchConfig(hands=200, seats=2, seed=seed),
+        )
+        return match.agents[0].won_chips
+
+    reused, fresh = LeagueAgent(net), LeagueAgent(net)
+    won(reused, Folder(), 3)
+    assert won(reused, CallingStation(), 4) == won(fresh, CallingStation(), 4)
+    np.testing.assert_array_equal(reused._game, fresh._game)
+    switching = [SwitchingAgent([Folder(), CallingStation()], ["folder", "station"], 0.3)]
+    switching.append(SwitchingAgent([Folder(), CallingStation()], ["folder", "station"], 0.3))
+    won(LeagueAgent(net), switching[0], 3)
+    results = [won(LeagueAgent(net), agent, 4) for agent in switching]
+    assert results[0] == results[1]
+    np.testing.assert_array_equal(switching[0]._current, switching[1]._current)
+
+
 def test_a_wiped_agent_plays_like_its_weights_without_memory() -> None:
     """``wipe_memory`` (the memory experiment's ablation) plays exactly as the same weights
     in a network without cross-hand memory; the network as trained carries its game state

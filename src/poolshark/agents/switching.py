@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poolshark.agents.protocol import Agent, AgentError, Decisions, Moves, engine_moves
+from poolshark.engine.batched import BatchedTables
 
 Int64s = npt.NDArray[np.int64]
 
@@ -34,6 +35,7 @@ class SwitchingAgent:
         self.agents, self.names, self.switch = list(agents), list(names), switch
         self._current: Int64s = np.zeros((0, 0), dtype=np.int64)
         self._hand_id: Int64s = np.zeros((0, 0), dtype=np.int64)
+        self._batch: BatchedTables | None = None
 
     def current(self, tables: Int64s, seats: Int64s) -> Int64s:
         """The agent index now playing at each (table, seat) (-1 where none played yet)."""
@@ -44,8 +46,9 @@ class SwitchingAgent:
     def act(self, decisions: Decisions) -> Moves:
         """Switch where a new hand started, then let each current agent answer its rows."""
         batch = decisions.batch
-        shape = (batch.size, batch.config.seats)
-        if self._current.shape != shape:
+        if batch is not self._batch:  # a new match starts over, whatever the last one left
+            self._batch = batch
+            shape = (batch.size, batch.config.seats)
             self._current = np.full(shape, -1, dtype=np.int64)
             self._hand_id = np.full(shape, -1, dtype=np.int64)
         tables, seats, rng = decisions.tables, decisions.seats, decisions.rng

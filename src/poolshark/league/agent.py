@@ -31,6 +31,7 @@ import numpy.typing as npt
 import torch
 
 from poolshark.agents.protocol import AgentError, Decisions, EndedHands, Moves
+from poolshark.engine.batched import BatchedTables
 from poolshark.league import CHECKPOINT_KIND
 from poolshark.league.actions import (
     BET,
@@ -96,9 +97,14 @@ class LeagueAgent:
         self._hand: Float32s = np.zeros((0, 0, net.hand_state_dim), dtype=np.float32)
         self._game: Float32s = np.zeros((0, 0, net.game_state_dim), dtype=np.float32)
         self._hand_id: Int64s = np.zeros((0, 0), dtype=np.int64)
+        self._batch: BatchedTables | None = None
 
-    def _storage(self, tables: int, seats: int) -> None:
-        if self._hand_id.shape != (tables, seats):
+    def _storage(self, batch: BatchedTables) -> None:
+        """Fresh states for a new batch of tables: a new match forgets the last one's
+        opponents (the same agent object may play several matches in a row)."""
+        if batch is not self._batch:
+            self._batch = batch
+            tables, seats = batch.size, batch.config.seats
             self._hand = np.zeros((tables, seats, self.net.hand_state_dim), dtype=np.float32)
             self._game = np.zeros((tables, seats, self.net.game_state_dim), dtype=np.float32)
             self._hand_id = np.full((tables, seats), -1, dtype=np.int64)
@@ -117,7 +123,7 @@ class LeagueAgent:
             raise AgentError(
                 f"this league network plays {self.net.seats} seats, not {batch.config.seats}"
             )
-        self._storage(batch.size, batch.config.seats)
+        self._storage(batch)
         tables, seats = decisions.tables, decisions.seats
         inputs = encode(decisions)
         if self.shuffle_opponents and inputs.opponents.shape[1] > 1:
@@ -161,7 +167,7 @@ class LeagueAgent:
         rows, seats = np.nonzero(ended.owners == ended.agent)
         if rows.size == 0:
             return
-        self._storage(ended.batch.size, ended.batch.config.seats)
+        self._storage(ended.batch)
         tables = ended.tables[rows]
         new_hand = self._start_hands(tables, seats, ended.hand_ids[rows])
         inputs = encode_hand_ends(ended.batch, tables, seats)
