@@ -102,7 +102,7 @@ def test_bad_requests_exit_with_one_line(files: tuple[Path, Path], tmp_path: Pat
          "cuda"),
         (("eval", "--checkpoint", str(train), "--data", str(val)), "checkpoint"),
         (("eval", "--checkpoint", str(tmp_path / "none.pt"), "--data", str(val)),
-         "no checkpoint"),
+         "no range-oracle checkpoint"),
     ]  # fmt: skip
     for args, message in cases:
         code, _, err = run(*args)

@@ -97,7 +97,7 @@ def test_sft_on_the_busiest_player(trained, tmp_path) -> None:  # type: ignore[n
         ),
         (
             ["eval", "--checkpoint", "missing.pt", "--pool", "micro-zoom", "--hands", "10"],
-            "no checkpoint",
+            "no population-model checkpoint",
         ),
         (
             [

@@ -350,7 +350,7 @@ def test_cli_data_train_eval_round_trip(tmp_path: Path) -> None:
         app, ["equity-net", "eval", "--checkpoint", str(tmp_path / "none.pt"), "--data", str(data)]
     )
     assert result.exit_code == 2
-    assert "no checkpoint" in result.output
+    assert "no equity-network checkpoint" in result.output
 
 
 def test_bf16_on_a_cpu_without_bfloat16_instructions_is_warned_about() -> None:
