@@ -276,7 +276,7 @@ def fit_command(
     )
     columns = ["round", "train (imputed)", "held out, imputed", "held out, true hands"]
     if observe_every:
-        columns.append("observer held out, start -> kept")
+        columns.append("observer held out (start -> kept)")
     for column in columns:
         table.add_column(column, justify="right")
     table.add_row("start", "", _nats(result.start_holdout_imputed_nll), "")
@@ -290,7 +290,7 @@ def fit_command(
         if observe_every:
             refit = row.observer
             cells.append(
-                "" if refit is None else f"{refit['start_held_out']:.4f} -> {refit['held_out']:.4f}"
+                "" if refit is None else f"{refit['start_held_out']:.3f} -> {refit['held_out']:.3f}"
             )
         table.add_row(*cells)
     if result.holdout_mixture_nll is not None:
