@@ -1,9 +1,10 @@
 """``poolshark limit record | fit | observe | exploit``, seed 003's chapter 6 (registered on
 the ``limit`` group by the CLI's ``__init__``): record a population's fixed-limit matches,
 fit the network player to the records with the hidden hands imputed by stochastic EM (one
-model, or player types), fit an observer over the fitted model so that it reads its
-opponents' beliefs, and train exploiters of the fitted model scored against the model and
-against the true pool (Table 6-2)."""
+model, or player types; with ``--observe-every`` the observer refitted between rounds),
+fit an observer over the fitted model so that it reads its opponents' beliefs, and train
+exploiters of the fitted model scored against the model and against the true pool (Table
+6-2)."""
 
 from __future__ import annotations
 
@@ -163,6 +164,16 @@ def fit_command(
             "observe`), every decision reads the opponent beliefs it computes."
         ),
     ] = None,
+    observe_every: Annotated[
+        int,
+        typer.Option(
+            help="Refit the observer over the model after every this many rounds (as `limit "
+            "observe` does, warm-started from the last one) and read its beliefs from then "
+            "on; the model is written with it. 0: never."
+        ),
+    ] = 0,
+    observe_lines: Annotated[int, typer.Option(help="Training lines per observer fit.")] = 20_000,
+    observe_steps: Annotated[int, typer.Option(help="Gradient steps per observer fit.")] = 10,
     threads: Annotated[int, typer.Option(help="Torch threads.")] = 1,
     json_output: JsonFlag = False,
 ) -> None:
@@ -170,11 +181,16 @@ def fit_command(
     section 6.1): impute the hidden hands from the current model (rejection sampling, full
     enumeration for long lines, no card twice in a deal), then maximise the likelihood of
     the actions; per round, the held-out negative log-likelihood per decision with hands
-    imputed and with the true hands (with player types: each match's type summed out)."""
+    imputed and with the true hands (with player types: each match's type summed out); with
+    --observe-every, the observer's held-out log-likelihood per decision after each refit."""
 
     import torch  # lazy: torch, CLI start
 
-    from poolshark.limitnet.agent import load_player, save_model  # lazy: torch, CLI start
+    from poolshark.limitnet.agent import (  # lazy: torch, CLI start
+        load_player,
+        observer_payload,
+        save_model,
+    )
     from poolshark.limitnet.fit import (  # lazy: torch, CLI start
         FitConfig,
         RoundStats,
@@ -182,6 +198,7 @@ def fit_command(
         match_type_table,
         replayed_belief_nll,
     )
+    from poolshark.limitnet.fit_observed import ObserveConfig  # lazy: torch, CLI start
     from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
 
     with user_errors():
@@ -192,6 +209,7 @@ def fit_command(
             learning_rate=learning_rate,
             player_types=player_types,
             seed=seed,
+            observe=ObserveConfig(every=observe_every, lines=observe_lines, steps=observe_steps),
         )
         start = observer = None
         if init is not None:
@@ -209,10 +227,13 @@ def fit_command(
                 config,
                 holdout=held,
                 model=start,
+                observer=observer,
                 progress=advance,
                 checkpoint=out / "last.pt",
                 resume=resume,
             )
+        if result.observed is not None:
+            observer = result.observed.observer
         report = {
             "records": str(records_path),
             "config": config.model_dump(mode="json"),
@@ -243,7 +264,7 @@ def fit_command(
         if result.types is not None:  # `limit observe` fits the observer with them revealed
             extra["match_types"] = torch.from_numpy(match_type_table(main, result.types))
         if observer is not None:  # the type tables, now over the refitted model
-            extra["observer"] = observer.state()
+            extra.update(observer_payload(observer, result.model))
         save_model(result.model, out / "limitnet.pt", extra=extra)
         (out / "fit.json").write_text(json.dumps(report, indent=2) + "\n")
     if json_output:
@@ -253,16 +274,25 @@ def fit_command(
         title=f"stochastic-EM fit, nats per decision ({held.decisions} held-out decisions)",
         title_justify="left",
     )
-    for column in ("round", "train (imputed)", "held out, imputed", "held out, true hands"):
+    columns = ["round", "train (imputed)", "held out, imputed", "held out, true hands"]
+    if observe_every:
+        columns.append("observer held out (start -> kept)")
+    for column in columns:
         table.add_column(column, justify="right")
     table.add_row("start", "", _nats(result.start_holdout_imputed_nll), "")
     for row in result.history:
-        table.add_row(
+        cells = [
             str(row.round + 1),
             f"{row.train_nll:.3f}",
             _nats(row.holdout_imputed_nll),
             _nats(row.holdout_true_nll),
-        )
+        ]
+        if observe_every:
+            refit = row.observer
+            cells.append(
+                "" if refit is None else f"{refit['start_held_out']:.3f} -> {refit['held_out']:.3f}"
+            )
+        table.add_row(*cells)
     if result.holdout_mixture_nll is not None:
         table.add_row("members mixed (deal)", "", "", f"{result.holdout_mixture_nll:.3f}")
     if result.holdout_match_mixture_nll is not None:
@@ -325,26 +355,14 @@ def observe_command(
         save_model,
     )
     from poolshark.limitnet.fit import line_types  # lazy: torch, CLI start
-    from poolshark.limitnet.observer import Observer  # lazy: torch, CLI start
-    from poolshark.limitnet.observer_lines import (  # lazy: torch, CLI start
-        fit_observer_to_records,
-    )
-    from poolshark.limitnet.public_beliefs import with_record_beliefs  # lazy: torch, CLI start
+    from poolshark.limitnet.fit_observed import observe_records  # lazy: torch, CLI start
 
     with user_errors():
         main, held = split_records(records_path, holdout, seed, threads)
         saved = load_player(model)
-        start = saved.observer
-        if start is None:
-            saved.model.clear_belief_gates()
-            start = Observer(saved.model, seed=seed, init_scale=0.1)
-        main = with_record_beliefs(main, saved.observer)
-        held = with_record_beliefs(held, saved.observer)
         table = saved.payload.get("match_types") if revealed_types else None
         types = held_types = None
         if table is not None and saved.type_prior is not None:
-            if start.type_prior is None:
-                start.set_type_prior(saved.type_prior)
             types = line_types(main, table.numpy())
             held_types = line_types(held, table.numpy())
             if (types < 0).any():
@@ -354,17 +372,19 @@ def observe_command(
                 )
         with progress_bar(json_output, transient=True) as bar:
             task = bar.add_task("observer steps", total=steps + 1)
-            observer, course = fit_observer_to_records(
-                start,
+            observer, course = observe_records(
+                saved.model,
+                saved.observer,
                 main,
                 held,
                 lines=lines,
                 steps=steps,
                 learning_rate=learning_rate,
                 seed=seed,
-                progress=lambda step, _train, _held: bar.update(task, completed=step + 1),
                 types=types,
                 held_types=held_types,
+                type_prior=saved.type_prior,
+                progress=lambda step, _train, _held: bar.update(task, completed=step + 1),
             )
         report = {
             "records": str(records_path),

@@ -27,7 +27,9 @@ undealt board are not drawn; they do not enter any likelihood.
 passes of Adam over shuffled minibatches of the negative log-likelihood per decision.
 The model reads the records' summed opponent beliefs where they carry them (computed under
 a fitted observer, ``limitnet.public_beliefs.record_beliefs``; they are public, so the
-imputation leaves them be), zeros otherwise. Each round draws
+imputation leaves them be), zeros otherwise; with ``FitConfig.observe.every`` the observer
+is refitted over the model every so many rounds and the records read its new beliefs
+(``limitnet.fit_observed``). Each round draws
 from its own seeded stream and may be checkpointed, so a killed fit resumes to the same
 weights. Each round reports the thesis's "entropy after imputation" on held-out lines (the
 mean negative log-likelihood per decision with their hidden hands imputed by the model
@@ -55,6 +57,7 @@ from poolshark.cards.combos import COMBO_CARDS
 from poolshark.limitnet.action_function import STAGES, ActionFunction
 from poolshark.limitnet.agent import checkpoint_payload
 from poolshark.limitnet.card_features_compiled import card_feature_batch
+from poolshark.limitnet.fit_observed import ObserveConfig, ObservedRecords, observer_seed
 from poolshark.limitnet.observer import Observer
 from poolshark.limitnet.public_beliefs import with_record_beliefs
 from poolshark.limitnet.records import SHOWN_AT, LimitRecords
@@ -102,6 +105,7 @@ class FitConfig(BaseModel):
     player_types: int = Field(0, ge=0, description="0: one model for the population.")
     seed: int = 0
     impute: ImputeConfig = ImputeConfig()
+    observe: ObserveConfig = ObserveConfig()
 
 
 @cache
@@ -574,6 +578,7 @@ class RoundStats:
     holdout_true_nll: float | None
     impute: dict[str, float | int]
     seconds: float
+    observer: dict[str, float | int] | None = None
 
     def as_dict(self) -> dict[str, object]:
         """Plain values for JSON."""
@@ -598,6 +603,7 @@ class FitResult:
     type_prior: Floats | None = None
     type_by_member: Floats | None = None
     types: Int64s | None = None
+    observed: ObservedRecords | None = None
 
 
 def fit(
@@ -606,6 +612,7 @@ def fit(
     *,
     holdout: LimitRecords | None = None,
     model: ActionFunction | None = None,
+    observer: Observer | None = None,
     progress: Callable[[RoundStats], None] | None = None,
     checkpoint: Path | None = None,
     resume: bool = False,
@@ -614,16 +621,21 @@ def fit(
     ``model`` is the starting point (default: a fresh one from the seed). With
     ``checkpoint``, the state after every round is written there atomically, and ``resume``
     continues from it to the weights a straight run reaches (each round draws from its own
-    seeded stream)."""
+    seeded stream). ``observer`` gave the records their beliefs; with ``config.observe.every``
+    it is refitted over the model every so many rounds and the records read its new beliefs
+    (``limitnet.fit_observed``; ``result.observed``)."""
     if checkpoint is not None:
         check_run_folder(checkpoint, resume, FitError)
+    if config.observe.every and holdout is None:
+        raise FitError("refitting the observer needs held-out records to stop its fit on")
     torch.manual_seed(config.seed)
     kinds = config.player_types
     fitted = model or ActionFunction(config.outcome_states, seed=config.seed, player_types=kinds)
     if fitted.player_types != kinds:
         raise FitError(f"the model has {fitted.player_types} player types, the fit {kinds}")
     optimizer = torch.optim.Adam(fitted.parameters(), lr=config.learning_rate)
-    result = FitResult(fitted)
+    observed = ObservedRecords(config.observe, records, holdout, observer)
+    result = FitResult(fitted, observed=observed)
     players = player_matches(records)
     types = None
     if kinds:
@@ -641,6 +653,7 @@ def fit(
         if checkpoint is None:
             raise FitError("resuming needs the checkpoint to resume from")
         types = result.types = _resume(checkpoint, config, fitted, optimizer, result)
+        records, holdout = observed.records, observed.holdout
     for round_ in range(len(result.history), config.rounds):
         start = time.perf_counter()
         rng = np.random.default_rng([config.seed, 7, round_])
@@ -670,6 +683,10 @@ def fit(
         row = RoundStats(
             round_, train_nll, imputed, true, stats.as_dict(), time.perf_counter() - start
         )
+        if observed.due(round_):
+            seed = observer_seed(config.seed, round_)
+            row.observer = observed.refit(fitted, seed, line_types, result.type_prior)
+            records, holdout = observed.records, observed.holdout
         result.history.append(row)
         if types is not None:
             result.type_by_member = types_by_member(records, types, kinds)
@@ -699,6 +716,8 @@ def _save(
     if types is not None and result.type_prior is not None:
         extra["types"] = torch.from_numpy(types)
         extra["type_prior"] = result.type_prior.tolist()
+    if result.observed is not None:
+        extra.update(result.observed.checkpoint_entries(model))
     payload = checkpoint_payload(model, extra)
     payload["kind"], payload["format"] = FIT_KIND, FIT_FORMAT
     save_atomic(payload, path)
@@ -712,14 +731,17 @@ def _resume(
     result: FitResult,
 ) -> Int64s | None:
     """Load a round's state written by :func:`_save` (the same settings, but perhaps more
-    rounds); the player-matches' types, with player types."""
+    rounds; a setting it predates takes its default), the refitted observer and the records'
+    beliefs included; the player-matches' types, with player types."""
     payload = read_checkpoint_of(path, FIT_KIND, FIT_FORMAT, "cpu", FitError)
-    saved = {k: v for k, v in payload["config"].items() if k != "rounds"}
+    saved = FitConfig.model_validate(payload["config"]).model_dump(mode="json", exclude={"rounds"})
     if saved != config.model_dump(mode="json", exclude={"rounds"}):
         raise FitError(f"{str(path)!r} was written by a fit with other settings")
     model.load_state_dict(payload["model"])
     optimizer.load_state_dict(payload["optimizer"])
     result.history = [RoundStats(**row) for row in payload["history"]]
+    if result.observed is not None:
+        result.observed.restore(payload, model)
     if "types" not in payload:
         return None
     result.type_prior = np.asarray(payload["type_prior"], dtype=np.float64)
