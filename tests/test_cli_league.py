@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from poolshark.cli import app
+from poolshark.league import agent as league_agent
+from poolshark.league.agent import LeagueAgent, load_league_agent
 
 runner = CliRunner()
 
@@ -61,6 +64,7 @@ def test_train_eval_and_table_from_the_command_line(tmp_path: Path) -> None:
     matches = evaluated["matches"]
     assert isinstance(matches, list)
     assert matches[0]["opponent"] == "station"
+    assert set(matches[0]["players"]) == {"league"}
     table = invoke(
         "league",
         "table",
@@ -117,3 +121,30 @@ def test_bad_configs_are_one_line_errors(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "learning.epoch: unknown key" in result.output
+
+
+def test_eval_plays_the_network_with_its_memory_wiped_on_the_same_deals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``league eval --wiped`` seats the same weights loaded with ``wipe_memory`` beside the
+    network as trained, both against the same opponent on the same deals."""
+    config = tmp_path / "league.toml"
+    config.write_text(TINY_TOML)
+    run = tmp_path / "run"
+    invoke("league", "train", "--config", str(config), "--out", str(run), "--json")
+    loaded: list[bool] = []
+
+    def recording(path: Path, *, wipe_memory: bool = False, device: str = "cpu") -> LeagueAgent:
+        loaded.append(wipe_memory)
+        return load_league_agent(path, wipe_memory=wipe_memory, device=device)
+
+    monkeypatch.setattr(league_agent, "load_league_agent", recording)
+    evaluated = invoke(
+        "league", "eval", str(run), "--against", "station", "--hands", "200", "--wiped", "--json"
+    )
+    assert loaded == [False, True]
+    matches = evaluated["matches"]
+    assert isinstance(matches, list)
+    played = matches[0]["players"]
+    assert set(played) == {"league", "league, memory wiped"}
+    assert played["league"]["hands"] == played["league, memory wiped"]["hands"] > 0

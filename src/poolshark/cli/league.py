@@ -119,6 +119,10 @@ def train(
     )
 
 
+WIPED = "league, memory wiped"
+"""The player name of ``league eval --wiped``'s second network."""
+
+
 def _hud(result: AgentResult) -> str:
     hud = result.hud
     if hud is None:
@@ -140,10 +144,18 @@ def evaluate(
     ] = None,
     hands: Annotated[int, typer.Option(help="Hands per match.")] = 20_000,
     seed: Annotated[int, typer.Option(help="Match seed.")] = 1,
+    wiped: Annotated[
+        bool,
+        typer.Option(
+            help="Also play the same network with its memory wiped every hand, same deals."
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """The checkpoint in one seat against each opponent in the others, with 95% intervals
-    and HUD statistics (VPIP, PFR, folded, went to showdown, aggression)."""
+    and HUD statistics (VPIP, PFR, folded, went to showdown, aggression). ``--wiped`` adds
+    the same weights with the game state cleared every hand and no end-of-hand step, on
+    the same deals: what the cross-hand memory is worth against each opponent."""
     from poolshark.agents.loading import load_agent  # lazy: the model packages; CLI starts fast
     from poolshark.experiments.league import (  # lazy: torch; CLI starts fast
         BOTS,
@@ -156,6 +168,8 @@ def evaluate(
     with user_errors():
         path = league_target(target)
         players: dict[str, Agent] = {"league": load_league_agent(path)}
+        if wiped:
+            players[WIPED] = load_league_agent(path, wipe_memory=True)
         players.update({spec: load_agent(spec) for spec in compare or []})
         results = versus(
             players,
