@@ -80,6 +80,26 @@ def test_the_table_names_agents_and_the_interval() -> None:
     assert "±" in out
 
 
+def test_fixed_limit_shows_the_thesis_hud_and_json_carries_every_field() -> None:
+    """With --betting fixed-limit the style table has the thesis's columns (Fold% and Ww/oSD
+    of the voluntary deals, AF on every street); --json holds both HUD variants."""
+    args = ("eval", "random", "station", "--seats", "2", "-n", "200", "--betting", "fixed-limit")
+    code, out, _ = run(*args)
+    assert code == 0
+    header = next(
+        line for line in out.splitlines() if line.startswith("┃ agent") and "W$SD" in line
+    )
+    assert [word for word in header.split() if word not in "┃│"] == [
+        "agent", "VP$IP", "Fold%", "Ww/oSD", "W$SD", "AF",
+    ]  # fmt: skip
+    assert "WTSD" not in out
+    code, out, _ = run(*args, "--json")
+    assert code == 0
+    hud = json.loads(out)["agents"][0]["hud"]
+    assert {"folded", "aggression", "voluntary_folded", "aggression_all_streets"} <= set(hud)
+    assert hud["voluntary_won_without_showdown"] is not None
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

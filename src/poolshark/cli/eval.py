@@ -156,7 +156,10 @@ def print_result(result: MatchResult) -> None:
             *_cells(agent, aivat=config.variance_reduction, limit=limit),
         )
     console.print(table)
-    print_styles(result)
+    if limit:
+        print_thesis_styles(result)
+    else:
+        print_styles(result)
     lineup = ", ".join(result.agents[i].name for i in result.lineup)
     ev = {
         AllInEV.SAMPLED: f"sampled ({config.runouts} runouts)",
@@ -168,10 +171,18 @@ def print_result(result: MatchResult) -> None:
         f"rake {result.rake_chips / config.big_blind:,.1f} bb; "
         f"{result.seconds:.1f} s ({result.table_hands / max(result.seconds, 1e-9):,.0f} hands/s)"
     )
+    styles = (
+        "VP$IP: deals it put chips in preflop beyond the blinds; Fold%, Ww/oSD: of those, "
+        "the deals it later folded, and won with everyone else folded (the rest went to "
+        "showdown); W$SD: its share of the showdown pots it contested; AF: bets and raises "
+        "per call, every street."
+        if limit
+        else "WTSD: went to showdown; W$SD: its share of the showdown pots it contested; "
+        "AF: postflop bets and raises per call."
+    )
     console.print(
         "95% CI: ±1.96 standard errors over independent deals (per agent, its seats summed); "
-        "EV: all-in pots paid by expectation. WTSD: went to showdown; W$SD: its share of "
-        "the showdown pots it contested; AF: postflop bets and raises per call."
+        f"EV: all-in pots paid by expectation. {styles}"
         + (
             " AIVAT: minus chance and known-policy corrections (mean zero; docs/evaluate.md)."
             if config.variance_reduction
@@ -227,5 +238,32 @@ def print_styles(result: MatchResult) -> None:
                 )
             ),
             aggression,
+        )
+    console.print(table)
+
+
+def print_thesis_styles(result: MatchResult) -> None:
+    """One row per agent: the fixed-limit HUD statistics as the seed-003 thesis defines them
+    (section 5.3), so figures compare with its tables (docs/limit.md)."""
+    table = Table(
+        title="styles as in the thesis (percent; Fold% and Ww/oSD of the VP$IP deals)",
+        title_justify="left",
+    )
+    for column in ("agent", "VP$IP", "Fold%", "Ww/oSD", "W$SD", "AF"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for agent in result.agents:
+        hud = agent.hud
+        if hud is None:
+            continue
+        shares = (
+            agent.vpip,
+            hud.voluntary_folded,
+            hud.voluntary_won_without_showdown,
+            hud.won_at_showdown,
+        )
+        table.add_row(
+            agent.name,
+            *("-" if share is None else f"{100 * share:.1f}" for share in shares),
+            "-" if hud.aggression_all_streets is None else f"{hud.aggression_all_streets:.2f}",
         )
     console.print(table)

@@ -277,6 +277,14 @@ class HudStats:
     is its share of the showdown pots it contested (a split pot counts the part it took).
     ``aggression`` is bets and raises over calls after the flop (checks count as neither;
     None when it never called after the flop).
+
+    The ``voluntary_*`` fields are the thesis's variants (seed 003, section 5.3), shares of
+    the agent's voluntary deals (those counted in VP$IP: chips put in preflop beyond the
+    blinds), which each end in exactly one of them: ``voluntary_folded`` (Fold%: it folded
+    later), ``voluntary_won_without_showdown`` (Ww/oSD: everyone else folded) and
+    ``voluntary_went_to_showdown`` (the rest); None when it had no voluntary deal.
+    ``aggression_all_streets`` (AF) is bets and raises over calls on every street, preflop
+    included (checks count as neither; None when it never called).
     """
 
     folded: float
@@ -284,6 +292,10 @@ class HudStats:
     won_without_showdown: float
     won_at_showdown: float
     aggression: float | None
+    voluntary_folded: float | None
+    voluntary_won_without_showdown: float | None
+    voluntary_went_to_showdown: float | None
+    aggression_all_streets: float | None
 
     def as_dict(self) -> dict[str, float | None]:
         """Plain values for JSON."""
@@ -293,6 +305,10 @@ class HudStats:
             "won_without_showdown": self.won_without_showdown,
             "won_at_showdown": self.won_at_showdown,
             "aggression": self.aggression,
+            "voluntary_folded": self.voluntary_folded,
+            "voluntary_won_without_showdown": self.voluntary_won_without_showdown,
+            "voluntary_went_to_showdown": self.voluntary_went_to_showdown,
+            "aggression_all_streets": self.aggression_all_streets,
         }
 
 
@@ -494,12 +510,14 @@ class _Runner:
         self.vpip = np.zeros(n_agents, dtype=np.int64)
         self.pfr = np.zeros(n_agents, dtype=np.int64)
         self.seat_hands = np.zeros(n_agents, dtype=np.int64)
-        self.folds = np.zeros(n_agents, dtype=np.int64)
-        self.showdowns = np.zeros(n_agents, dtype=np.int64)
+        # Hand outcomes per agent, split by whether the hand was voluntary (column 1) or not
+        # (column 0); moves per agent, split preflop (column 0) and postflop (column 1).
+        self.folds = np.zeros((n_agents, 2), dtype=np.int64)
+        self.showdowns = np.zeros((n_agents, 2), dtype=np.int64)
         self.showdown_share = np.zeros(n_agents)
-        self.uncontested_wins = np.zeros(n_agents, dtype=np.int64)
-        self.postflop_aggressive = np.zeros(n_agents, dtype=np.int64)
-        self.postflop_calls = np.zeros(n_agents, dtype=np.int64)
+        self.uncontested_wins = np.zeros((n_agents, 2), dtype=np.int64)
+        self.aggressive = np.zeros((n_agents, 2), dtype=np.int64)
+        self.calls = np.zeros((n_agents, 2), dtype=np.int64)
         self.rake = 0
 
     # -- the face's hooks ---------------------------------------------------------------------
@@ -547,16 +565,18 @@ class _Runner:
         np.add.at(self.unit_ev, (rows, owners), ev)
         if self.corrections is not None:
             np.add.at(self.unit_parts, (rows, owners), self.corrections.parts[done])
-        np.add.at(self.vpip, owners, self.vpip_flag[done])
+        voluntary = self.vpip_flag[done]
+        np.add.at(self.vpip, owners, voluntary)
         np.add.at(self.pfr, owners, self.pfr_flag[done])
         np.add.at(self.seat_hands, owners.ravel(), 1)
-        self._book_showdowns(done, owners, net)
+        self._book_showdowns(done, owners, voluntary.astype(np.int64), net)
         self.rake += int(batch.table[done, RAKE].sum())
         if self.observer is not None:
             self.observer(FinishedHands(batch, done, self.loop.hand_ids[done], owners, net, ev))
 
     def stepped(self, live: Int64s, seats: Int64s, owners: Int64s) -> None:
-        """Flag who put chips in voluntarily (VPIP) and who raised (PFR) preflop."""
+        """Flag who put chips in voluntarily (VPIP) and who raised (PFR) preflop; count bets,
+        raises and calls (not checks) per street group for the aggression factors."""
         batch = self.batch
         entry = batch.log[live, batch.table[live, LOG_LEN] - 1]
         preflop = entry[:, LOG_STREET] == PREFLOP
@@ -565,39 +585,44 @@ class _Runner:
         actor = entry[:, LOG_SEAT]
         self.vpip_flag[live[voluntary], actor[voluntary]] = True
         self.pfr_flag[live[preflop & raised], actor[preflop & raised]] = True
-        postflop = ~preflop
+        postflop = (~preflop).astype(np.int64)
         acting = self.loop.owner[live, actor]
-        np.add.at(self.postflop_aggressive, acting[postflop & raised], 1)
-        called = postflop & ~raised & (entry[:, LOG_MOVE] != FOLD) & (entry[:, LOG_AMOUNT] > 0)
-        np.add.at(self.postflop_calls, acting[called], 1)
+        np.add.at(self.aggressive, (acting[raised], postflop[raised]), 1)
+        called = ~raised & (entry[:, LOG_MOVE] != FOLD) & (entry[:, LOG_AMOUNT] > 0)
+        np.add.at(self.calls, (acting[called], postflop[called]), 1)
         if self.corrections is not None:
             self.corrections.stepped(live)
 
-    def _book_showdowns(self, done: Int64s, owners: Int64s, net: Int64s) -> None:
-        """Count folds, showdowns (with each one's share of the pot) and uncontested wins."""
+    def _book_showdowns(self, done: Int64s, owners: Int64s, voluntary: Int64s, net: Int64s) -> None:
+        """Count folds, showdowns (with each one's share of the pot) and uncontested wins,
+        each apart for the seat-hands where the seat put chips in voluntarily (1) or not (0)."""
         folded = self.batch.seat[done, FOLDED].astype(np.bool_)
         alive = ~folded
         showdown = alive & (alive.sum(axis=1) >= 2)[:, None]
         uncontested = alive & (alive.sum(axis=1) == 1)[:, None]
         paid = np.where(showdown, net + self.batch.seat[done, TOTAL], 0).astype(np.float64)
         share = paid / np.maximum(paid.sum(axis=1, keepdims=True), 1)
-        np.add.at(self.folds, owners[folded], 1)
-        np.add.at(self.showdowns, owners[showdown], 1)
+        np.add.at(self.folds, (owners[folded], voluntary[folded]), 1)
+        np.add.at(self.showdowns, (owners[showdown], voluntary[showdown]), 1)
         np.add.at(self.showdown_share, owners[showdown], share[showdown])
-        np.add.at(self.uncontested_wins, owners[uncontested], 1)
+        np.add.at(self.uncontested_wins, (owners[uncontested], voluntary[uncontested]), 1)
 
     def _hud(self, agent: int) -> HudStats:
         """Agent ``agent``'s HUD statistics from the books."""
         hands = max(int(self.seat_hands[agent]), 1)
-        showdowns = int(self.showdowns[agent])
-        calls = int(self.postflop_calls[agent])
-        aggressive = int(self.postflop_aggressive[agent])
+        showdowns = int(self.showdowns[agent].sum())
+        voluntary = int(self.vpip[agent])
+        calls, aggressive = self.calls[agent], self.aggressive[agent]
         return HudStats(
-            folded=float(self.folds[agent] / hands),
+            folded=float(self.folds[agent].sum() / hands),
             went_to_showdown=showdowns / hands,
-            won_without_showdown=float(self.uncontested_wins[agent] / hands),
+            won_without_showdown=float(self.uncontested_wins[agent].sum() / hands),
             won_at_showdown=float(self.showdown_share[agent] / max(showdowns, 1)),
-            aggression=aggressive / calls if calls else None,
+            aggression=_ratio(aggressive[1], calls[1]),
+            voluntary_folded=_ratio(self.folds[agent, 1], voluntary),
+            voluntary_won_without_showdown=_ratio(self.uncontested_wins[agent, 1], voluntary),
+            voluntary_went_to_showdown=_ratio(self.showdowns[agent, 1], voluntary),
+            aggression_all_streets=_ratio(aggressive.sum(), calls.sum()),
         )
 
     # -- playing ------------------------------------------------------------------------------
@@ -699,6 +724,11 @@ class _Observed:
     def hands_ended(self, ended: EndedHands) -> None:
         """Pass the hands that ended on to the agent, if it asks for them."""
         notify_ended(self.agent, ended)
+
+
+def _ratio(part: int | np.integer, whole: int | np.integer) -> float | None:
+    """``part / whole``, or None when ``whole`` is zero (a share of nothing)."""
+    return float(part / whole) if whole else None
 
 
 def _estimate(values: Floats) -> Estimate:
