@@ -105,7 +105,7 @@ def test_records_hold_lines_of_play_and_their_showdowns(records: LimitRecords) -
     # a match keeps its players for every deal
     for match in np.unique(records.match)[:5]:
         at = records.match == match
-        seats = {int(s): set() for s in records.seat[at]}
+        seats: dict[int, set[int]] = {int(s): set() for s in records.seat[at]}
         for seat, player in zip(records.seat[at], records.player[at], strict=True):
             seats[int(seat)].add(int(player))
         assert all(len(players) == 1 for players in seats.values())
@@ -291,7 +291,9 @@ def test_the_match_mixture_floor_is_bayes_over_whole_matches(records: LimitRecor
     floor, deal_floor = match_mixture_nll(records), mixture_nll(records)
     assert floor is not None
     assert deal_floor is not None
-    assert truth_nll(records) <= floor < deal_floor  # a whole match says more than a deal
+    own = truth_nll(records)
+    assert own is not None
+    assert own <= floor < deal_floor  # a whole match says more than a deal
 
 
 def test_player_types_fit_a_two_style_pool_better_than_one_model() -> None:
@@ -330,3 +332,135 @@ def test_a_typed_model_plays_one_type_per_seat_and_hand(tmp_path: Path) -> None:
     assert result.agents[0].coerced == 0
     with pytest.raises(AgentError, match="player types"):
         LimitNetAgent(ActionFunction(player_types=2), type_prior=np.ones(3) / 3)
+
+
+def crowded_deal(records: LimitRecords, hidden: np.ndarray, live: int, seed: int) -> LimitRecords:
+    """One deal of ``hidden`` (lines of ``records``, kept hidden, all given the first's board)
+    and shown one-decision lines holding every card but ``live`` (one more for parity) of
+    those off the board: a deal whose hidden hands range over a few dozen hands each, so
+    the exact joint posterior is a small table and two draws overlap often."""
+    rng = np.random.default_rng(seed)
+    board, on_board = records.boards[hidden[0]], int(records.board_shown[hidden[0]])
+    off = np.setdiff1d(np.arange(52), board[:on_board])
+    live += (off.size - live) % 2
+    held = rng.permutation(np.setdiff1d(off, rng.choice(off, live, replace=False)))
+    ones = np.flatnonzero(records.line_lengths == 1)
+    fillers = ones[~np.isin(ones, hidden)][: held.size // 2]
+    chosen = np.concatenate([hidden, fillers])
+    base = records.select(chosen)
+    filler = np.isin(np.sort(chosen), fillers)
+    holes = base.holes.copy()
+    holes[filler] = held.reshape(-1, 2)
+    count = base.lines
+    return LimitRecords(
+        **{
+            **vars(base),
+            "deal": np.zeros(count, dtype=np.int64),
+            "boards": np.tile(board, (count, 1)),
+            "board_shown": np.full(count, on_board, dtype=np.int64),
+            "shown": filler,
+            "holes": holes,
+        }
+    )
+
+
+def exact_joint_posterior(
+    model: ActionFunction, deal: LimitRecords
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The possible hands of each hidden line of the one ``deal`` (combo indices) and, by
+    brute force over every tuple of them, the joint posterior table ``∝ Π_i P(a_i | h_i)``
+    on tuples of hands without a card in common (0 elsewhere)."""
+    dead = dead_cards(deal)
+    hidden = np.flatnonzero(~deal.shown)
+    hands = [np.flatnonzero(~dead[line][COMBO_CARDS].any(axis=1)) for line in hidden]
+    grids = [g.ravel() for g in np.meshgrid(*[np.arange(h.size) for h in hands], indexing="ij")]
+    log_joint = np.zeros(grids[0].size)
+    held = np.zeros((grids[0].size, 52), dtype=np.int64)
+    for line, possible, grid in zip(hidden, hands, grids, strict=True):
+        log_l = line_log_likelihoods(model, deal, np.full(possible.size, line), possible)
+        log_joint += log_l[grid]
+        np.add.at(held, (np.arange(grid.size)[:, None], COMBO_CARDS[possible[grid]]), 1)
+    apart = held.max(axis=1) == 1
+    joint = np.where(apart, np.exp(log_joint - log_joint[apart].max()), 0.0)
+    return hands, (joint / joint.sum()).reshape([h.size for h in hands])
+
+
+def joint_draws_against_exact(
+    model: ActionFunction, deal: LimitRecords, copies: int, config: ImputeConfig, seed: int
+) -> tuple[float, float, ImputeStats]:
+    """Impute ``copies`` copies of the one ``deal`` (each its own deal) and compare the
+    tuples of hidden hands drawn with the exact joint posterior: (chi-square p-value over
+    the tuples, the rarest pooled into one cell of at least 10 expected; total variation;
+    the imputation's stats). A tuple the posterior rules out fails at once."""
+    hands, joint = exact_joint_posterior(model, deal)
+    many = deal.select(np.repeat(np.arange(deal.lines), copies))
+    many = LimitRecords(**{**vars(many), "deal": np.tile(np.arange(copies), deal.lines)})
+    stats_ = ImputeStats()
+    holes = impute(model, many, np.random.default_rng(seed), config, stats_)
+    places = []
+    for line, possible in zip(np.flatnonzero(~deal.shown), hands, strict=True):
+        rows = holes[line * copies : (line + 1) * copies]
+        drawn = COMBO_INDEX[rows[:, 0], rows[:, 1]].astype(np.int64)
+        place = np.minimum(np.searchsorted(possible, drawn), possible.size - 1)
+        assert (possible[place] == drawn).all()  # never a hand the record rules out
+        places.append(place)
+    observed = np.bincount(np.ravel_multi_index(tuple(places), joint.shape), minlength=joint.size)
+    chances = joint.ravel()
+    assert observed[chances == 0].sum() == 0  # never two hands with a card in common
+    expected = chances * copies
+    order = np.argsort(expected)
+    rare = order[np.cumsum(expected[order]) < 10]
+    rare = rare[chances[rare] > 0]
+    common = np.setdiff1d(np.flatnonzero(chances > 0), rare)
+    cells_observed = np.append(observed[common], observed[rare].sum())
+    cells_expected = np.append(expected[common], expected[rare].sum())
+    statistic = ((cells_observed - cells_expected) ** 2 / cells_expected).sum()
+    p_value = float(stats.chi2.sf(statistic, cells_observed.size - 1))
+    total_variation = 0.5 * float(np.abs(observed / copies - chances).sum())
+    return p_value, total_variation, stats_
+
+
+def hidden_lines_of_one_deal(records: LimitRecords, lengths: list[tuple[int, int]]) -> np.ndarray:
+    """Hidden lines of the first deal that has one for each (fewest, most) decisions range."""
+    span = records.line_lengths
+    for deal in np.unique(records.deal).tolist():
+        free = np.flatnonzero((records.deal == deal) & ~records.shown)
+        picked: list[int] = []
+        for low, high in lengths:
+            fits = [int(line) for line in free if low <= span[line] <= high and line not in picked]
+            if not fits:
+                break
+            picked.append(fits[0])
+        if len(picked) == len(lengths):
+            return np.asarray(picked, dtype=np.int64)
+    raise AssertionError(f"no deal with hidden lines of {lengths} decisions")
+
+
+@pytest.mark.parametrize("lines", [2, 3])
+def test_rejection_draws_of_a_deal_follow_the_exact_joint_posterior(
+    records: LimitRecords, lines: int
+) -> None:
+    model = card_minded_model(2)
+    hidden = hidden_lines_of_one_deal(records, [(2, 6)] * lines)
+    deal = crowded_deal(records, hidden, live=9, seed=0)
+    copies = 3000
+    config = ImputeConfig(proposals=64, rounds=400)
+    p_value, total_variation, stats_ = joint_draws_against_exact(model, deal, copies, config, 0)
+    assert stats_.enumerated == 0  # rejection alone
+    assert stats_.overlap_redraws > copies // 10  # the overlap rejection is at work
+    assert p_value > 1e-3, total_variation
+
+
+def test_enumerated_draws_of_a_deal_follow_the_exact_joint_posterior(
+    records: LimitRecords,
+) -> None:
+    model = card_minded_model(2)
+    hidden = hidden_lines_of_one_deal(records, [(7, 99), (2, 6)])
+    deal = crowded_deal(records, hidden, live=9, seed=0)
+    copies = 1500
+    p_value, total_variation, stats_ = joint_draws_against_exact(
+        model, deal, copies, ImputeConfig(), 1
+    )
+    assert stats_.enumerated >= copies  # the long line, every time
+    assert stats_.overlap_redraws > copies // 10
+    assert p_value > 1e-3, total_variation
