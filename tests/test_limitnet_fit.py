@@ -464,3 +464,14 @@ def test_enumerated_draws_of_a_deal_follow_the_exact_joint_posterior(
     assert stats_.enumerated >= copies  # the long line, every time
     assert stats_.overlap_redraws > copies // 10
     assert p_value > 1e-3, total_variation
+
+
+def test_a_deal_whose_hidden_hands_cannot_all_be_apart_fails_by_name(
+    records: LimitRecords,
+) -> None:
+    """Two hidden lines with at most three live cards between them share a card in every
+    draw: the imputation stops after its redraws with the deal named, not in an endless loop."""
+    hidden = hidden_lines_of_one_deal(records, [(2, 6)] * 2)
+    deal = crowded_deal(records, hidden, live=2, seed=0)
+    with pytest.raises(ValueError, match=r"deals \[0\]: no hidden hands without a shared card"):
+        impute(card_minded_model(2), deal, np.random.default_rng(0), ImputeConfig(redraws=50))

@@ -90,6 +90,7 @@ class ImputeConfig(BaseModel):
     rejection_decisions: int = Field(6, ge=0)
     proposals: int = Field(16, ge=1)
     rounds: int = Field(40, ge=1)
+    redraws: int = Field(10_000, ge=1, description="Overlap redraws of a deal before it fails.")
 
 
 class FitConfig(BaseModel):
@@ -298,7 +299,9 @@ def impute(
     _, deal_index = np.unique(records.deal, return_inverse=True)
     todo = hidden
     posteriors: dict[int, tuple[Int64s, Floats]] = {}
-    while todo.size:
+    for _ in range(settings.redraws):
+        if not todo.size:
+            break
         hands = _draw_alone(
             model, records, bounds, dead, todo, rng, settings, book, posteriors, types
         )
@@ -306,6 +309,12 @@ def impute(
         clash = _overlapping_deals(deal_index, holes, hidden)
         todo = hidden[np.isin(deal_index[hidden], clash)]
         book.overlap_redraws += int(clash.size)
+    if todo.size:
+        deals = np.unique(records.deal[todo])[:5].tolist()
+        raise ValueError(
+            f"deals {deals}: no hidden hands without a shared card after "
+            f"{settings.redraws:,} draws; the model rules out the rest"
+        )
     book.seconds += time.perf_counter() - start
     return holes
 
