@@ -52,7 +52,7 @@ def test_a_batch_of_another_shape_starts_the_cache_afresh() -> None:
 def _match() -> MatchResult:
     """Two fresh network players alternating around a six-seat fixed-limit table."""
     players = [LimitNetAgent(ActionFunction(seed=seed)) for seed in (1, 2)]
-    config = MatchConfig(hands=600, seats=6, seed=11, tables=32, betting=Betting.FIXED_LIMIT)
+    config = MatchConfig(hands=360, seats=6, seed=11, tables=60, betting=Betting.FIXED_LIMIT)
     return play_match(players, [0, 1, 0, 1, 0, 1], config)
 
 
