@@ -2,7 +2,8 @@
 protocol, one batched forward pass of the :class:`ActionFunction` per call.
 
 Each decision's inputs are its bet features (compiled, over the engine's arrays), its
-card features at the stage (compiled, one batch per call) and the summed opponent
+card features at the stage (compiled, one batch per call, each row kept for the rest of
+its street: ``limitnet.card_feature_cache``) and the summed opponent
 card-type beliefs: with an observer, the public beliefs it keeps at every table from every
 move the play loop shows it (``moves_seen``, ``limitnet.public_beliefs``); without, zeros.
 A model with the extra layer also reads each opponent's belief and position. Actions are
@@ -27,6 +28,7 @@ from poolshark.engine.config import Betting
 from poolshark.limitnet import CHECKPOINT_KIND
 from poolshark.limitnet.action_function import ActionFunction, OpponentInputs
 from poolshark.limitnet.bet_features import batch_bet_features, legal_actions
+from poolshark.limitnet.card_feature_cache import CardFeatureCache
 from poolshark.limitnet.card_features_compiled import card_feature_batch
 from poolshark.limitnet.observer import Observer, ObserverError
 from poolshark.limitnet.opponent_features import opponent_features
@@ -94,17 +96,25 @@ def decision_inputs(
     card_types: int,
     beliefs: Floats | None = None,
     seat_beliefs: Floats | None = None,
+    card_cache: CardFeatureCache | None = None,
 ) -> DecisionInputs:
     """The action function's inputs at every decision of ``decisions`` (``beliefs``: the
     summed opponent beliefs, zeros when None); with ``seat_beliefs`` (D, S, T), every
-    seat's belief, also the extra layer's per-opponent inputs."""
+    seat's belief, also the extra layer's per-opponent inputs. ``card_cache`` serves card
+    features already computed this street (the same rows, sooner)."""
     batch = decisions.batch
     if batch.config.betting is not Betting.FIXED_LIMIT:
         raise AgentError("the network player plays fixed-limit hold'em only")
     bets, costs = batch_bet_features(batch, decisions.tables)
     stages = decisions.street.astype(np.int64)
     shown = np.asarray((0, 3, 4, 5), dtype=np.int64)[stages]
-    cards = card_feature_batch(decisions.hole_cards, decisions.board, shown)
+    if card_cache is None:
+        cards = card_feature_batch(decisions.hole_cards, decisions.board, shown)
+    else:
+        shape = (batch.size, batch.config.seats)
+        cards = card_cache.rows(
+            decisions.tables, decisions.seats, decisions.hole_cards, decisions.board, shown, shape
+        )
     legal = legal_actions(decisions)
     if beliefs is None:
         beliefs = np.zeros((decisions.size, card_types))
@@ -156,6 +166,7 @@ class LimitNetAgent:
                 )
             self.type_draws = SeatDraws(type_prior.tolist(), per_match=match_types)
         self.observer = observer
+        self.card_cache = CardFeatureCache()
         self.beliefs = None if observer is None else BeliefTracker(observer)
         if observer is not None and observer.types != model.card_types:
             raise AgentError(
@@ -166,7 +177,7 @@ class LimitNetAgent:
     def probabilities(self, inputs: DecisionInputs, types: Int64s | None = None) -> Floats:
         """(D, 3) probabilities of fold, call, raise (``types``: the players' types)."""
         typed = None if types is None else torch.from_numpy(types).to(self.device)
-        with torch.no_grad():
+        with torch.inference_mode():
             log_p = self.model.log_probabilities(
                 *inputs.tensors(self.device),
                 types=typed,
@@ -186,7 +197,9 @@ class LimitNetAgent:
                 if self.beliefs is None
                 else self.beliefs.seat_beliefs(decisions)
             )
-        inputs = decision_inputs(decisions, self.model.card_types, beliefs, seat_beliefs)
+        inputs = decision_inputs(
+            decisions, self.model.card_types, beliefs, seat_beliefs, self.card_cache
+        )
         types = None if self.type_draws is None else self.type_draws.draw(decisions)
         probabilities = self.probabilities(inputs, types) * inputs.legal
         if self.greedy:

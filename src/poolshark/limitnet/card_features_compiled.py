@@ -664,23 +664,40 @@ def _river(hole: Int64s, board: Int64s, ev: Any, bounds: Int64s, out: Floats) ->
 
 
 @nb.njit(cache=True, nogil=True)
-def _features_row(hole: Int64s, board: Int64s, ev: Any, bounds: Int64s, out: Floats) -> None:
-    """One pair's features as :func:`card_features.card_features` lays them out: the
-    board's (on the river the short 30), then the private ones."""
+def board_part(board: Int64s, out: Floats) -> None:
+    """The board's columns of a row (:func:`_features_row`): the flop's 19, the turn's 19 + 22
+    or the river's short 30 (none preflop); shared by every seat at the table."""
+    shown = board.size
+    if shown == 3:
+        flop_board(board, out[:FLOP_BOARD_N])
+    elif shown == 4:
+        flop_board(board[:3], out[:FLOP_BOARD_N])
+        turn_board(board[:3], board[3], out[FLOP_BOARD_N : FLOP_BOARD_N + TURN_BOARD_N])
+    elif shown == 5:
+        short_river(board, out[:SHORT_RIVER_N])
+
+
+@nb.njit(cache=True, nogil=True)
+def private_part(hole: Int64s, board: Int64s, ev: Any, bounds: Int64s, out: Floats) -> None:
+    """The private columns of a row (:func:`_features_row`), after the board's; ``out`` is the
+    whole zeroed row, its board columns untouched."""
     shown = board.size
     if shown == 0:
         _preflop(hole, out)
     elif shown == 3:
-        flop_board(board, out[:FLOP_BOARD_N])
         _flop(hole, board, out[FLOP_BOARD_N:])
     elif shown == 4:
-        public = FLOP_BOARD_N + TURN_BOARD_N
-        flop_board(board[:3], out[:FLOP_BOARD_N])
-        turn_board(board[:3], board[3], out[FLOP_BOARD_N:public])
-        _turn(hole, board, out[public:])
+        _turn(hole, board, out[FLOP_BOARD_N + TURN_BOARD_N :])
     else:
-        short_river(board, out[:SHORT_RIVER_N])
         _river(hole, board, ev, bounds, out[SHORT_RIVER_N:])
+
+
+@nb.njit(cache=True, nogil=True)
+def _features_row(hole: Int64s, board: Int64s, ev: Any, bounds: Int64s, out: Floats) -> None:
+    """One pair's features as :func:`card_features.card_features` lays them out: the
+    board's (on the river the short 30), then the private ones."""
+    board_part(board, out)
+    private_part(hole, board, ev, bounds, out)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -693,7 +710,7 @@ def _features_rows(
 
 
 @cache
-def _evaluator() -> tuple[Any, Int64s]:
+def evaluator() -> tuple[Any, Int64s]:
     """The evaluator's tables and the lowest value of each category, for compiled code."""
     t = tables()
     ev = (t.card_key, t.card_mask, t.row_base, t.rank_table, t.flush_table)
@@ -714,7 +731,7 @@ def card_feature_batch(holes: npt.ArrayLike, boards: npt.ArrayLike, shown: npt.A
     if counts.size and counts.max() > board_rows.shape[1]:
         raise ValueError(f"boards have {board_rows.shape[1]} cards, fewer than shown")
     out = np.zeros((hole_rows.shape[0], WIDEST))
-    ev, bounds = _evaluator()
+    ev, bounds = evaluator()
     _features_rows(hole_rows, board_rows, counts, ev, bounds, out)
     return out
 
