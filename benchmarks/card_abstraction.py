@@ -30,6 +30,7 @@ The last line is one JSON object: ``features`` (per street: ``mc_per_s``, ``exac
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numba
 import numpy as np
@@ -37,6 +38,7 @@ import numpy as np
 from common import best_of, emit, parse_args, print_table
 from poolshark.agents.bots import CallingStation
 from poolshark.agents.equilibrium import EquilibriumAgent, tree_node
+from poolshark.engine.config import Betting
 from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.solve.bucket_features import (
     BOARD_CARDS,
@@ -85,8 +87,13 @@ def main() -> None:
         boards = boards_at(cards, street)
         monte_carlo_features(street, cards[:10, :2], boards[:10], samples=SAMPLES)  # compile
         mc_s = best_of(
-            lambda street=street, boards=boards: monte_carlo_features(
-                street, cards[:mc_hands, :2], boards[:mc_hands], samples=SAMPLES, seed=args.seed
+            partial(
+                monte_carlo_features,
+                street,
+                cards[:mc_hands, :2],
+                boards[:mc_hands],
+                samples=SAMPLES,
+                seed=args.seed,
             ),
             3,
         )
@@ -142,9 +149,7 @@ def main() -> None:
     for street in range(4):
         boards = boards_at(cards, street)[:lookups]
         seconds = best_of(
-            lambda street=street, boards=boards: abstraction.bucket_batch(
-                street, cards[:lookups, :2], boards
-            ),
+            partial(abstraction.bucket_batch, street, cards[:lookups, :2], boards),
             3,
         )
         bucket_rates[STREET_NAMES[street]] = lookups / seconds
@@ -183,10 +188,12 @@ def main() -> None:
     match_hands = 1_000 if args.quick else 10_000
     agent = EquilibriumAgent(abstraction, UniformTreeStrategy())
     config = MatchConfig(
-        seats=2, betting="fixed-limit", hands=match_hands, tables=256, seed=args.seed
+        seats=2, betting=Betting.FIXED_LIMIT, hands=match_hands, tables=256, seed=args.seed
     )
     play_match(
-        [agent, CallingStation()], [0, 1], MatchConfig(seats=2, betting="fixed-limit", hands=20)
+        [agent, CallingStation()],
+        [0, 1],
+        MatchConfig(seats=2, betting=Betting.FIXED_LIMIT, hands=20),
     )
     result = play_match([agent, CallingStation()], [0, 1], config)
     agent_s = result.agents[0].agent_seconds

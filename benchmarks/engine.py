@@ -35,6 +35,7 @@ import random
 import time
 
 import torch
+from torch.distributions import Categorical, Distribution
 
 from common import emit, parse_args, print_table
 from poolshark.engine.batched import BatchedTables
@@ -143,7 +144,9 @@ def rl_decisions(steps: int, seed: int) -> tuple[float, float]:
             with torch.inference_mode():
                 logits = model(torch.from_numpy(observations))
                 logits[~torch.from_numpy(masks)] = -torch.inf
-                choices = torch.distributions.Categorical(logits=logits).sample().numpy()
+                # Typed as the base class: Categorical's own ``sample`` override is unannotated.
+                policy: Distribution = Categorical(logits=logits)
+                choices = policy.sample().numpy()
             policy_time += time.perf_counter() - tick
             view.act(choices)
 

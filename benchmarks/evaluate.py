@@ -54,8 +54,9 @@ def rate(result: MatchResult) -> float:
 def readable_hands(hands: int, seed: int) -> float:
     """Hands per second of micro-zoom on the readable engine."""
     pool = load_pool("micro-zoom")
+    players: list[int] = pool.player_styles.tolist()  # play_hands takes a Sequence[int]
     start = time.perf_counter()
-    for _ in play_hands(pool.config, pool.stack, pool.bank, pool.player_styles, hands, seed):
+    for _ in play_hands(pool.config, pool.stack, pool.bank, players, hands, seed):
         pass
     return hands / (time.perf_counter() - start)
 

@@ -38,6 +38,7 @@ from poolshark.agents import Agent, Decisions, Moves, Probabilities, load_agent
 from poolshark.agents.limit_strength import strength_potential
 from poolshark.cards.card import parse_cards
 from poolshark.cards.ranges import Range
+from poolshark.engine.config import Betting
 from poolshark.equity.features import hand_features
 from poolshark.evaluate import MatchConfig, play_match
 from poolshark.evaluate.match import FinishedHands
@@ -111,7 +112,7 @@ def main() -> None:
     config = MatchConfig(
         hands=hands,
         seats=2,
-        betting="fixed-limit",
+        betting=Betting.FIXED_LIMIT,
         duplicate=True,
         seed=args.seed,
         tables=max(1, hands // HANDS_PER_TABLE),

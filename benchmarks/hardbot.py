@@ -36,6 +36,7 @@ from poolshark.agents.hardbot.vectors import VECTOR, board_vectors, hand_vectors
 from poolshark.cards.card import parse_cards
 from poolshark.cards.combos import COMBO_CARDS
 from poolshark.cards.ranges import Range
+from poolshark.engine.config import Betting
 from poolshark.equity.features import hand_features
 from poolshark.evaluate.match import MatchConfig, play_match
 from poolshark.experiments.limit_corpus import build_corpus
@@ -50,7 +51,9 @@ def main() -> None:
 
     build_corpus(hands=64, seed=seed, tables=16)  # compile and warm up
     built = build_corpus(hands=corpus_hands, seed=seed)
-    peer = MatchConfig(seats=2, betting="fixed-limit", hands=corpus_hands, seed=seed, tables=2048)
+    peer = MatchConfig(
+        seats=2, betting=Betting.FIXED_LIMIT, hands=corpus_hands, seed=seed, tables=2048
+    )
     start = time.perf_counter()
     play_match([ExpertAgent(), ExpertAgent()], [0, 1], peer)
     play_only = corpus_hands / (time.perf_counter() - start)
@@ -100,7 +103,12 @@ def main() -> None:
     bot = HaRDBot(Corpus.from_frame(built.frame))
     expert = ExpertAgent()
     config = MatchConfig(
-        seats=2, betting="fixed-limit", duplicate=True, hands=match_hands, seed=seed, tables=64
+        seats=2,
+        betting=Betting.FIXED_LIMIT,
+        duplicate=True,
+        hands=match_hands,
+        seed=seed,
+        tables=64,
     )
     result = play_match([bot, expert], [0, 1], config, names=["hardbot", "expert"])
     timings = bot.timings

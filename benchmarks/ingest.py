@@ -75,6 +75,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from pokerkit import HandHistory
@@ -266,10 +267,10 @@ def main() -> None:
         figures: dict[str, float] = {}
         for key, paths, n in (("phh", phh_files, n_phh), ("pokerstars", stars_files, n_stars)):
             figures[f"{key}_to_rows_per_s"] = rate(
-                n, lambda p=paths: fast_rows(p, check=True), repeats
+                n, partial(fast_rows, paths, check=True), repeats
             )
             figures[f"{key}_to_rows_unchecked_per_s"] = rate(
-                n, lambda p=paths: fast_rows(p, check=False), repeats
+                n, partial(fast_rows, paths, check=False), repeats
             )
         figures |= stage_costs(phh_files, stars_files, repeats)
 
@@ -283,10 +284,10 @@ def main() -> None:
         figures["rows_per_s"] = rate(n_phh, lambda: build_rows(records), repeats)
         for key, paths, n in (("phh", phh_files, n_phh), ("pokerstars", stars_files, n_stars)):
             figures[f"plain_{key}_to_rows_per_s"] = rate(
-                n, lambda p=paths: plain_rows(p, replayed=False), 1
+                n, partial(plain_rows, paths, replayed=False), 1
             )
             figures[f"plain_{key}_to_rows_replayed_per_s"] = rate(
-                n, lambda p=paths: plain_rows(p, replayed=True), 1
+                n, partial(plain_rows, paths, replayed=True), 1
             )
         runs = iter(range(10))
 

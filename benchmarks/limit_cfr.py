@@ -39,10 +39,10 @@ from poolshark.solve.cfr_reference import (
     reference_exploitability,
     reference_game_value,
 )
-from poolshark.solve.limit_cfr import SolveResult, random_bucket_game, solve
+from poolshark.solve.limit_cfr import Algorithm, SolveResult, random_bucket_game, solve
 from poolshark.solve.limit_game import HOLDEM_BETTING, leduc
 
-ALGORITHMS_COMPARED = ("cfr+", "dcfr")
+ALGORITHMS_COMPARED: tuple[Algorithm, ...] = ("cfr+", "dcfr")
 BIG_BLIND_CHIPS = 2
 """``HOLDEM_BETTING`` counts chips of half a small bet: the big blind is 2."""
 
@@ -150,9 +150,9 @@ def main() -> None:
             ["iteration", "CFR+ (mbb/hand)", "DCFR (mbb/hand)"],
             [[int(p[0]), p[1], d[1]] for p, d in zip(plus_curve, dcfr_curve, strict=True)],
         )
-        for algorithm, run in holdem_runs.items():
+        for name, run in holdem_runs.items():
             print(
-                f"{algorithm}: {run['iterations']} iterations in {run['seconds']:.1f} s wall, "
+                f"{name}: {run['iterations']} iterations in {run['seconds']:.1f} s wall, "
                 f"{run['cpu_s']:.1f} s CPU over all threads (checkpoints included)"
             )
 

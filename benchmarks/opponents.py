@@ -58,6 +58,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -225,14 +226,28 @@ def forward_rows(
     return {name: (rows[name] / best[name], out[name]) for name in variants}
 
 
-def repeat_share(rows: np.ndarray) -> float:
+class QuantizeDynamic(Protocol):
+    """The part of ``torch.ao.quantization.quantize_dynamic``'s signature used here."""
+
+    def __call__(
+        self,
+        model: torch.nn.Module,
+        qconfig_spec: set[type[torch.nn.Module]],
+        *,
+        dtype: torch.dtype,
+    ) -> torch.nn.Module: ...
+
+
+def repeat_share(rows: npt.NDArray[np.float32]) -> float:
     """Share of rows equal to an earlier row."""
-    if rows.shape[0] == 0:
+    total: int = rows.shape[0]
+    if total == 0:
         return 0.0
-    return 1.0 - np.unique(rows, axis=0).shape[0] / rows.shape[0]
+    distinct: int = np.unique(rows, axis=0).shape[0]
+    return 1.0 - distinct / total
 
 
-def feature_rows(features: DecisionFeatures) -> np.ndarray:
+def feature_rows(features: DecisionFeatures) -> npt.NDArray[np.float32]:
     """Every model input of each decision as one float row."""
     n = features.size
     return np.concatenate(
@@ -315,9 +330,9 @@ def main() -> None:
         compile_seconds = time.perf_counter() - start
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        quantized = torch.ao.quantization.quantize_dynamic(
-            copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8
-        )
+        # torch leaves quantize_dynamic unannotated: give it the signature it is used with.
+        quantize_dynamic = cast(QuantizeDynamic, torch.ao.quantization.quantize_dynamic)
+        quantized = quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
     variants = {
         "float32": (
             lambda b: torch.softmax(plain_forward(model, b).double(), dim=1),

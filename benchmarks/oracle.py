@@ -43,8 +43,8 @@ from poolshark.equity_net.model import build_model
 from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
 from poolshark.oracle import features as ofeat
+from poolshark.oracle.loss import batch_loss
 from poolshark.oracle.model import BatchTensors, OracleNet, RangeOracle
-from poolshark.oracle.train import batch_loss
 from poolshark.pool.context import ActionLogs
 from poolshark.pool.pools import load_pool
 from poolshark.pool.posterior import label_decisions, pool_mixture

@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
+from typing import TypedDict, Unpack
 
 import numpy as np
 import torch
@@ -108,6 +109,19 @@ class ModelLike:
         return Probabilities(self.actions, values)
 
 
+class SettingsOptions(TypedDict, total=False):
+    """The :class:`RolloutSettings` fields a run of :func:`collect` may set (else defaults)."""
+
+    abandon_folded: bool
+    all_in_ev: str
+
+
+class CollectOptions(SettingsOptions, total=False):
+    """Every keyword option of :func:`collect`."""
+
+    tight: bool
+
+
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The house options (``--quick``, ``--seed``, ``--json``) and ``--device``."""
     parser = house_parser(__doc__.splitlines()[0])
@@ -123,7 +137,7 @@ def collect(
     device: str,
     *,
     tight: bool = False,
-    **options: bool | str,
+    **options: Unpack[SettingsOptions],
 ) -> RolloutBatch:
     """One timed collection (after a small warm-up collection that compiles everything).
 
@@ -190,7 +204,7 @@ def main() -> None:
     styles = [Opponent("pool:micro-zoom", pool)]
     exact = StyleProbabilities.of(pool)
     rows: dict[str, dict[str, float]] = {}
-    plan: list[tuple[str, list[Opponent], dict[str, bool | str]]] = [
+    plan: list[tuple[str, list[Opponent], CollectOptions]] = [
         ("pool", styles, {}),
         ("station", [Opponent("station", CallingStation())], {}),
         ("pool_tight", styles, {"tight": True}),

@@ -86,13 +86,9 @@ from poolshark.exploit.ppo import (
 from poolshark.exploit.rollout import Rollout, RolloutBatch
 from poolshark.oracle import batches as obatch
 from poolshark.oracle import data as od
+from poolshark.oracle.loss import batch_loss
 from poolshark.oracle.model import BatchTensors, build_oracle
-from poolshark.oracle.train import (
-    SIM_TABLES,
-    OracleTrainConfig,
-    batch_loss,
-    train_oracle,
-)
+from poolshark.oracle.train import SIM_TABLES, OracleTrainConfig, train_oracle
 from poolshark.pool.pools import load_pool
 from poolshark.pool.simulate import simulate
 from poolshark.population.data import load_dataset as load_action_dataset
