@@ -6,7 +6,9 @@ Run from the repository root::
                                          [--hands N] [--seats N] [--repeats N]
 
 A diagnostic, not a speed benchmark. ``--run`` (default ``runs/demo``, where ``poolshark
-demo`` writes) is a ``poolshark demo`` run folder with the EM imputer (the default): its
+demo`` writes; a missing default folder skips the script with one JSON line ``skipped``,
+so ``make bench`` goes on, and a missing ``--run`` folder is an error) is a ``poolshark demo``
+run folder with the EM imputer (the default): its
 ingested rows (``rows-main``), the simulator's true hole cards (``histories/truth``), every
 EM round's model (``population-main/em-K/best.pt``) and the final one
 (``population-main/best.pt``).
@@ -99,21 +101,23 @@ class Seats:
     true: Int64s
 
 
+DEFAULT_RUN = Path("runs/demo")
+"""Where ``poolshark demo`` writes; without it (and without ``--run``) the script skips."""
+
+
 def options() -> argparse.Namespace:
     """The common benchmark options, the run folder and the sizes."""
     parser = house_parser(__doc__.splitlines()[0])
-    parser.add_argument(
-        "--run", type=Path, default=Path("runs/demo"), help="a `poolshark demo` run (runs/demo)"
-    )
+    parser.add_argument("--run", type=Path, default=None, help="a `poolshark demo` run (runs/demo)")
     parser.add_argument("--hands", type=int, default=None, help="hands read (4,000; quick 1,000)")
     parser.add_argument("--seats", type=int, default=None, help="seats per group (400; quick 60)")
     parser.add_argument("--repeats", type=int, default=None, help="SIR draws averaged (4; quick 2)")
     return parser.parse_args()
 
 
-def checkpoints(run: Path) -> dict[str, str]:
+def checkpoints(run: Path) -> dict[str, str] | str:
     """The exact range-source spec of every EM round's model and the final one, by label (and
-    of round 0's at the power the next round drew from); exit naming what is missing."""
+    of round 0's at the power the next round drew from); or a message naming what is missing."""
     folder = run / "population-main"
     rounds = sorted(folder.glob("em-*/best.pt"), key=lambda path: int(path.parent.name[3:]))
     missing = [
@@ -127,9 +131,9 @@ def checkpoints(run: Path) -> dict[str, str]:
         if not ok
     ]
     if missing:
-        raise SystemExit(
-            f"imputation_bias: {run} lacks {', '.join(missing)}; make it with "
-            f"`poolshark demo --out {run}` (the default EM imputer keeps every round's model)"
+        return (
+            f"{run} lacks {', '.join(missing)}; make it with `poolshark demo --out {run}`"
+            " (the default EM imputer keeps every round's model)"
         )
     power = em_power(run)
     models: dict[str, str] = {}
@@ -265,13 +269,21 @@ def main() -> None:
     args = options()
     started = time.perf_counter()
     torch.set_num_threads(1)
-    models = checkpoints(args.run)
+    run = args.run or DEFAULT_RUN
+    models = checkpoints(run)
+    if isinstance(models, str):
+        if args.run is not None:  # asked for this folder: an error
+            raise SystemExit(f"imputation_bias: {models}")
+        if not args.json:  # the default folder: nothing to measure yet (`make bench`)
+            print(f"imputation_bias: skipped, {models}")
+        emit({"skipped": models, "run": str(run), "quick": args.quick, "seed": args.seed})
+        return
     hands = args.hands or (1_000 if args.quick else 4_000)
     cap = args.seats or (60 if args.quick else 400)
     repeats = args.repeats or (2 if args.quick else 4)
-    frame = next(hand_chunk_frames(args.run / "rows-main", hands, ROW_COLUMNS))
+    frame = next(hand_chunk_frames(run / "rows-main", hands, ROW_COLUMNS))
     games, _ = rows_states(frame)
-    seats, available = pick_seats(args.run, games, cap, args.seed)
+    seats, available = pick_seats(run, games, cap, args.seed)
     percentile = preflop_percentile()
     rows = np.arange(len(seats.hand))
     truth_made = seats.made[rows, seats.true]
@@ -335,7 +347,7 @@ def main() -> None:
         for name, block in groups.items():
             truth = block["truth"]
             print_table(
-                f"{args.run.name}, {name} hidden seats: {block['n']:,} of {block['available']:,}"
+                f"{run.name}, {name} hidden seats: {block['n']:,} of {block['available']:,}"
                 f" (truth: made {truth['made']:.3f} ± {truth['made_se']:.3f}, preflop"
                 f" percentile {truth['pct']:.3f} ± {truth['pct_se']:.3f})",
                 [
@@ -371,8 +383,8 @@ def main() -> None:
             )
     emit(
         {
-            "run": str(args.run),
-            "pool": pool_name(args.run),
+            "run": str(run),
+            "pool": pool_name(run),
             "hands": hands,
             "seats": cap,
             "repeats": repeats,
