@@ -68,8 +68,9 @@ from poolshark.population.hands import RowHands, rows_states
 from poolshark.population.imputation import (
     NO_BOUND,
     Imputation,
-    _condition_on_mucks,  # the imputation's own muck conditioning, not a copy of it
+    condition_on_mucks,
     end_of_hand_ranges,
+    live_combos,
     muck_bounds,
 )
 from poolshark.population.sources import range_source_from_spec
@@ -235,15 +236,11 @@ def posterior(games: list[RowHands], seats: Seats, source: RangeSource) -> Float
             hand, seat = seats.hand[part], seats.seat[part]
             ranges = end_of_hand_ranges(hands, hand, seat, source).astype(np.float64)
             report = Imputation(known, np.zeros(known.shape[:2], dtype=np.bool_))
-            _condition_on_mucks(
+            condition_on_mucks(
                 hands, known, hand, seat, seats.bound[part], ranges, source, 3, report
             )
             for i, h in enumerate(hand.tolist()):
-                dead = np.zeros(52, dtype=np.bool_)
-                board = hands.boards[h]
-                dead[board[board >= 0]] = True
-                dead[known[h][known[h, :, 0] >= 0].ravel()] = True
-                live = ~(dead[COMBO_CARDS[:, 0]] | dead[COMBO_CARDS[:, 1]])
+                live = live_combos(hands, known, h)
                 weights = ranges[i] * live
                 out[part[i]] = weights if weights.sum() > 0 else live
     normalized: Floats = out / out.sum(axis=1, keepdims=True)

@@ -151,24 +151,15 @@ def impute_hole_cards(
         return result
     ranges = end_of_hand_ranges(hands, hand, seat, source).astype(np.float64)
     bounds = muck_bounds(hands, holes, hidden)[hand, seat]
-    _condition_on_mucks(hands, holes, hand, seat, bounds, ranges, source, muck_retries, result)
+    condition_on_mucks(hands, holes, hand, seat, bounds, ranges, source, muck_retries, result)
     starts = np.flatnonzero(np.r_[True, hand[1:] != hand[:-1]])
     stops = np.r_[starts[1:], hand.size]
-    first_card = COMBO_CARDS[:, 0].astype(np.int64)
-    second_card = COMBO_CARDS[:, 1].astype(np.int64)
     for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
-        h = int(hand[start])
-        dead = np.zeros(52, dtype=np.bool_)
-        board = hands.boards[h]
-        dead[board[board >= 0]] = True
-        shown = holes[h][holes[h, :, 0] >= 0]
-        dead[shown.ravel()] = True
-        weights = ranges[start:stop] * ~(dead[first_card] | dead[second_card])
+        live = live_combos(hands, holes, int(hand[start]))
+        weights = ranges[start:stop] * live
         totals = weights.sum(axis=1)
         if np.any(~(totals > 0)):
-            weights = np.where(
-                totals[:, None] > 0, weights, ~(dead[first_card] | dead[second_card])
-            )
+            weights = np.where(totals[:, None] > 0, weights, live)
         combos = _joint_draw(weights, rng, max_tries)
         if combos is None:
             result.sequential += 1
@@ -176,11 +167,22 @@ def impute_hole_cards(
         else:
             result.redraws += int(combos[-1])
             combos = combos[:-1]
-        holes[h, seat[start:stop]] = COMBO_CARDS[combos].astype(np.int64)
+        holes[int(hand[start]), seat[start:stop]] = COMBO_CARDS[combos].astype(np.int64)
     return result
 
 
-def _condition_on_mucks(
+def live_combos(hands: HandLogs, holes: Int64s, hand: int) -> Bools:
+    """(1326,) the combos of hand ``hand`` that no known card blocks: the board shown and
+    the hole cards known in ``holes`` (H, S, 2; -1 for hidden)."""
+    dead = np.zeros(52, dtype=np.bool_)
+    board = hands.boards[hand]
+    dead[board[board >= 0]] = True
+    dead[holes[hand][holes[hand, :, 0] >= 0].ravel()] = True
+    live: Bools = ~(dead[COMBO_CARDS[:, 0]] | dead[COMBO_CARDS[:, 1]])
+    return live
+
+
+def condition_on_mucks(
     hands: HandLogs,
     holes: Int64s,
     hand: Int64s,
@@ -201,11 +203,7 @@ def _condition_on_mucks(
     allowed = np.zeros((rows.size, len(COMBO_CARDS)), dtype=np.bool_)
     for i, row in enumerate(rows.tolist()):
         h = int(hand[row])
-        dead = np.zeros(52, dtype=np.bool_)
-        dead[hands.boards[h]] = True
-        dead[holes[h][holes[h, :, 0] >= 0].ravel()] = True
-        live = ~(dead[COMBO_CARDS[:, 0]] | dead[COMBO_CARDS[:, 1]])
-        allowed[i] = live & losing_combos(hands.boards[h], int(bounds[row]))
+        allowed[i] = live_combos(hands, holes, h) & losing_combos(hands.boards[h], int(bounds[row]))
     ranges[rows] *= allowed
     empty = ~(ranges[rows].sum(axis=1) > 0)
     for _ in range(retries):
